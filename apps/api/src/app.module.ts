@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
+import { TerminusModule } from '@nestjs/terminus';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LoggerModule } from 'nestjs-pino';
+import { ZodSerializerInterceptor, ZodValidationPipe } from 'nestjs-zod';
+import { APP_CONFIG, ConfigModule, type AppConfig } from '@engram/config';
+import { DbModule } from '@engram/db';
+import { ApiAuthGuard } from './auth/api-auth.guard';
+import { AuthController } from './auth/auth.controller';
+import { AuthService } from './auth/auth.service';
+import { JWT_SECRET } from './auth/auth.tokens';
+import { JwtStrategy } from './auth/jwt.strategy';
+import { resolveJwtSecret } from './auth/jwt-secret';
+import { MindKeyAuthService } from './auth/mind-key-auth.service';
+import { AllExceptionsFilter } from './common/all-exceptions.filter';
+import { JsonBodyMiddleware } from './common/json-body.middleware';
+import { HealthController } from './health/health.controller';
+import { MemoryController } from './memory/memory.controller';
+import { MemoryReadService } from './memory/memory-read.service';
+import { MemoryWriteService } from './memory/memory-write.service';
+import { MindAccess } from './memory/mind-access';
+import { MindsController } from './minds/minds.controller';
+import { MindsService } from './minds/minds.service';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The API application: REST under /v1, probes under /health. */
+@Module({})
+export class AppModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(JsonBodyMiddleware).forRoutes('*path');
+  }
+
+  /** @param config the parsed configuration (tests pass their own). */
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.LOG_LEVEL,
+            transport: config.LOG_PRETTY ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
+            // Honour a caller's X-Request-Id (tracing through proxies), else make one; echo it back.
+            genReqId: (req: IncomingMessage, res: ServerResponse) => {
+              const given = req.headers['x-request-id'];
+              const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+              res.setHeader('X-Request-Id', id);
+              return id;
+            },
+            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+          },
+        }),
+        DbModule,
+        TerminusModule,
+        PassportModule,
+        JwtModule.registerAsync({
+          inject: [APP_CONFIG],
+          useFactory: (cfg: AppConfig) => ({
+            secret: resolveJwtSecret(cfg),
+            signOptions: {
+              algorithm: 'HS256',
+              issuer: cfg.JWT_ISSUER,
+              audience: cfg.JWT_AUDIENCE,
+              expiresIn: cfg.JWT_TTL_SECONDS,
+            },
+          }),
+        }),
+      ],
+      controllers: [AuthController, MindsController, MemoryController, HealthController],
+      providers: [
+        { provide: JWT_SECRET, inject: [APP_CONFIG], useFactory: resolveJwtSecret },
+        JwtStrategy,
+        AuthService,
+        MindKeyAuthService,
+        MindsService,
+        MindAccess,
+        MemoryWriteService,
+        MemoryReadService,
+        { provide: APP_GUARD, useClass: ApiAuthGuard },
+        { provide: APP_PIPE, useClass: ZodValidationPipe },
+        { provide: APP_INTERCEPTOR, useClass: ZodSerializerInterceptor },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
+    };
+  }
+}

@@ -1,0 +1,71 @@
+import { Injectable, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import type { Request } from 'express';
+import type { UserRole } from '@engram/db';
+import { AppError } from '../common/app-error';
+import { IS_PUBLIC, USER_ROLES } from './auth.decorators';
+import { looksLikeMindKey } from './mind-key.codec';
+import { MindKeyAuthService } from './mind-key-auth.service';
+import type { Principal } from './principal';
+
+function bearerToken(request: Request): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/**
+ * The global guard. `Authorization: Bearer <token>` is a Mind Key (prefix `emk_`) for agents
+ * or a JWT (passport-jwt) for people. Routes marked {@link UsersOnly} refuse Mind Keys with
+ * 403 and check the user's role.
+ *
+ * Errors: 401 for a missing, malformed, expired, revoked or unknown credential; 403 for a
+ * valid credential that may not use the route.
+ */
+@Injectable()
+export class ApiAuthGuard extends AuthGuard('jwt') {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly mindKeys: MindKeyAuthService,
+  ) {
+    super();
+  }
+
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+
+    const request = context.switchToHttp().getRequest<Request & { user?: Principal }>();
+    const token = bearerToken(request);
+    if (!token) throw new AppError('unauthorized', 'missing credentials: send Authorization: Bearer <JWT or Mind Key>');
+    if (looksLikeMindKey(token)) {
+      request.user = await this.mindKeys.authenticate(token);
+    } else {
+      await super.canActivate(context);
+    }
+
+    const roles = this.reflector.getAllAndOverride<UserRole[] | undefined>(USER_ROLES, targets);
+    const principal = request.user as Principal;
+    if (roles) {
+      if (principal.kind !== 'user') {
+        throw new AppError('forbidden', 'this endpoint needs a user\'s JWT; a Mind Key cannot use it');
+      }
+      if (!roles.includes(principal.role)) {
+        throw new AppError('forbidden', `this endpoint needs the role ${roles.join(' or ')}`);
+      }
+    }
+    return true;
+  }
+
+  // passport's verdict: anything but a user is a 401 with the reason passport-jwt gave.
+  override handleRequest<T>(error: unknown, user: T, info: unknown): T {
+    if (error instanceof AppError) throw error;
+    if (error || !user) {
+      const reason = info instanceof Error ? info.message : 'invalid token';
+      throw new AppError('unauthorized', `invalid credentials: ${reason}`);
+    }
+    return user;
+  }
+}

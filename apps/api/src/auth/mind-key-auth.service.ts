@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import { MindKeysRepository, TenantDb } from '@engram/db';
+import { AppError } from '../common/app-error';
+import { hashMindKey } from './mind-key.codec';
+import type { MindKeyPrincipal } from './principal';
+
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** Authenticates agents by Mind Key. */
+@Injectable()
+export class MindKeyAuthService {
+  constructor(
+    private readonly tenantDb: TenantDb,
+    private readonly keys: MindKeysRepository,
+  ) {}
+
+  /**
+   * The principal of a Mind Key: found by its SHA-256 across tenants, then its use recorded
+   * inside its own tenant.
+   *
+   * @throws AppError 401 for an unknown or revoked key (a deleted mind's keys are gone with it).
+   */
+  async authenticate(key: string): Promise<MindKeyPrincipal> {
+    const found = await this.tenantDb.runWithoutTenant((db) => this.keys.findByHash(db, hashMindKey(key)));
+    if (!found) throw new AppError('unauthorized', 'invalid credentials: unknown Mind Key');
+    if (found.revoked_at) throw new AppError('unauthorized', 'invalid credentials: this Mind Key was revoked');
+    const now = new Date();
+    // last_used_at is for people auditing keys: minute precision is enough, and it keeps
+    // authentication from writing on every request.
+    if (!found.last_used_at || now.getTime() - found.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
+      await this.tenantDb.run(found.tenant_id, (tx) => this.keys.touch(tx, found.id, now));
+    }
+    return { kind: 'mind_key', tenantId: found.tenant_id, mindId: found.mind_id, keyId: found.id };
+  }
+}

@@ -1,0 +1,26 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Every Mind Key starts with this, so the auth guard can tell it from a JWT at a glance. */
+export const MIND_KEY_PREFIX = 'emk_';
+
+/** A new Mind Key: the prefix and 32 random bytes (256 bits), base64url. */
+export function generateMindKey(): string {
+  return MIND_KEY_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/**
+ * SHA-256 hex of a key. A fast hash is right here: the key is 256 random bits, so there is
+ * nothing to guess, and authentication looks it up on every agent request.
+ */
+export function hashMindKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** What listings show of a key: the prefix and the first 6 random characters. */
+export function displayPrefix(key: string): string {
+  return key.slice(0, MIND_KEY_PREFIX.length + 6);
+}
+
+export function looksLikeMindKey(token: string): boolean {
+  return token.startsWith(MIND_KEY_PREFIX);
+}

@@ -1,0 +1,114 @@
+import { ArgumentsHost, Catch, HttpException, Logger, type ExceptionFilter } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ZodValidationException } from 'nestjs-zod';
+import type { z } from 'zod';
+import {
+  PG_CHECK_VIOLATION,
+  PG_FOREIGN_KEY_VIOLATION,
+  PG_INSUFFICIENT_PRIVILEGE,
+  PG_UNIQUE_VIOLATION,
+  pgErrorCode,
+} from '@engram/db';
+import { AppError, ERROR_STATUS, type FieldProblem } from './app-error';
+import { zodProblems } from './zod-problems';
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** The JSON body of every error answer. */
+export interface ErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  requestId?: string;
+  errors?: FieldProblem[];
+}
+
+// Connection-level failures: the database (or the network to it) is down or restarting.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
+
+function isUnavailable(error: unknown): boolean {
+  const code = pgErrorCode(error) ?? (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  const message = error instanceof Error ? error.message : '';
+  return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+}
+
+/**
+ * One answer shape for every failure: `{statusCode, error, message, requestId, errors?}`.
+ * Validation problems name the field; database constraint failures that slip past validation
+ * become 4xx, an unreachable database 503; anything else is a 500 whose stack is logged.
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const request = http.getRequest<Request & { id?: string }>();
+    const response = http.getResponse<Response>();
+    const body = this.toBody(exception);
+    body.requestId = request.id === undefined ? undefined : String(request.id);
+    if (body.statusCode >= 500) {
+      this.logger.error({ err: exception, requestId: body.requestId }, body.message);
+    }
+    if (response.headersSent) return;
+    if (body.statusCode === 503) response.setHeader('Retry-After', '5');
+    // A route may have set its own Content-Type (recall is text/plain) before failing.
+    response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    response.status(body.statusCode).json(body);
+  }
+
+  private toBody(exception: unknown): ErrorBody {
+    if (exception instanceof AppError) {
+      return this.body(ERROR_STATUS[exception.code], exception.message, exception.problems);
+    }
+    if (exception instanceof ZodValidationException) {
+      const problems = zodProblems(exception.getZodError() as z.ZodError);
+      return this.body(400, problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
+    }
+    if (exception instanceof HttpException) {
+      return this.fromHttpException(exception);
+    }
+    switch (pgErrorCode(exception)) {
+      case PG_UNIQUE_VIOLATION:
+        return this.body(409, 'conflicts with an existing record');
+      case PG_FOREIGN_KEY_VIOLATION:
+        return this.body(404, 'a referenced record does not exist');
+      case PG_CHECK_VIOLATION:
+        return this.body(400, 'a value breaks a storage rule');
+      case PG_INSUFFICIENT_PRIVILEGE:
+        return this.body(404, 'not found');
+    }
+    if (isUnavailable(exception)) return this.body(503, 'the database is unavailable; retry shortly');
+    return this.body(500, 'internal error');
+  }
+
+  private fromHttpException(exception: HttpException): ErrorBody {
+    const status = exception.getStatus();
+    const response = exception.getResponse();
+    let message = exception.message;
+    if (typeof response === 'object' && response !== null && 'message' in response) {
+      const m = (response as { message: unknown }).message;
+      message = Array.isArray(m) ? m.join('; ') : String(m);
+    }
+    return this.body(status, message);
+  }
+
+  private body(statusCode: number, message: string, errors?: FieldProblem[]): ErrorBody {
+    const body: ErrorBody = { statusCode, error: STATUS_TEXT[statusCode] ?? 'Error', message };
+    if (errors && errors.length > 0) body.errors = errors;
+    return body;
+  }
+}

@@ -1,0 +1,41 @@
+import { VersioningType, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { cleanupOpenApiDoc } from 'nestjs-zod';
+import type { AppConfig } from '@engram/config';
+import { AppModule } from './app.module';
+
+/**
+ * Builds the API (not yet listening): URI versioning (`/v1/...`), JSON bodies (parsed by
+ * JsonBodyMiddleware), pino logs, the OpenAPI UI at `/docs`, graceful shutdown hooks.
+ */
+export async function createApp(config: AppConfig): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bufferLogs: true,
+    bodyParser: false,
+  });
+  app.useLogger(app.get(Logger));
+  app.enableVersioning({ type: VersioningType.URI });
+  app.enableShutdownHooks();
+  app.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  app.disable('x-powered-by');
+
+  if (config.OPENAPI_ENABLED) {
+    const document = SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('Engram')
+        .setDescription(
+          'Long-term memory for LLM agents. Agents authenticate with a Mind Key, people with a JWT ' +
+            '(and choose the mind with X-Mind-Id).',
+        )
+        .setVersion('1')
+        .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'a user JWT or a Mind Key (emk_...)' })
+        .build(),
+    );
+    SwaggerModule.setup('docs', app, cleanupOpenApiDoc(document), { jsonDocumentUrl: 'docs-json' });
+  }
+  return app;
+}

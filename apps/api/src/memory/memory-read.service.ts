@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import { MemoriesRepository, MemoryVersionsRepository, TenantDb, type MemoryFilter, type SearchMode } from '@engram/db';
+import { formatRecall, normalizeTags, parseDuration, type MemoryCategory, type MemoryPriority } from '@engram/memory';
+import { AppError } from '../common/app-error';
+import { decodeCursor, encodeCursor } from '../common/ids';
+import type { MemoryScope } from './memory-scope';
+import { memoryView, versionView } from './memory.view';
+import { MindAccess } from './mind-access';
+
+export interface ListQuery {
+  category?: MemoryCategory;
+  tag?: string[];
+  priority?: MemoryPriority;
+  include_expired: boolean;
+  limit: number;
+  cursor?: string;
+}
+
+/**
+ * Reads of memories: by id, lists, tag look-up, full-text search, expiring soon, history and
+ * the plain-text recall (seed 002). Expired memories are hidden from lists, search and recall
+ * from their `expires_at` on; they stay in the database and remain readable by id.
+ */
+@Injectable()
+export class MemoryReadService {
+  constructor(
+    private readonly tenantDb: TenantDb,
+    private readonly minds: MindAccess,
+    private readonly memories: MemoriesRepository,
+    private readonly versions: MemoryVersionsRepository,
+  ) {}
+
+  /** @throws AppError 404 */
+  async get(scope: MemoryScope, id: string) {
+    const row = await this.tenantDb.run(scope.tenantId, async (tx) => {
+      await this.minds.require(tx, scope);
+      return this.memories.findById(tx, scope.mindId, id);
+    });
+    if (!row) throw AppError.notFound('memory');
+    return memoryView(row);
+  }
+
+  /** A page of memories, newest first: `{items, next_cursor}` (null on the last page). */
+  async list(scope: MemoryScope, query: ListQuery) {
+    const after = decodeCursor(query.cursor);
+    const filter: MemoryFilter = {
+      category: query.category,
+      priority: query.priority,
+      tags: query.tag ? normalizeTags(query.tag) : undefined,
+      activeAt: query.include_expired ? undefined : new Date(),
+    };
+    const rows = await this.tenantDb.run(scope.tenantId, async (tx) => {
+      await this.minds.require(tx, scope);
+      return this.memories.list(tx, scope.mindId, filter, { after, limit: query.limit + 1 });
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return { items: page.map(memoryView), next_cursor: rows.length > query.limit && last ? encodeCursor(last.id) : null };
+  }
+
+  /** Full-text search, best match first, expired left out. */
+  async search(
+    scope: MemoryScope,
+    query: { q: string; mode: SearchMode; category?: MemoryCategory; tag?: string[]; priority?: MemoryPriority; limit: number },
+  ) {
+    const filter: MemoryFilter = {
+      category: query.category,
+      priority: query.priority,
+      tags: query.tag ? normalizeTags(query.tag) : undefined,
+      activeAt: new Date(),
+    };
+    const hits = await this.tenantDb.run(scope.tenantId, async (tx) => {
+      await this.minds.require(tx, scope);
+      return this.memories.search(tx, scope.mindId, query.q, query.mode, filter, query.limit);
+    });
+    return { items: hits.map(({ score, ...row }) => ({ ...memoryView(row), score })) };
+  }
+
+  /** Memories that expire within the window (`7d`, `12h`, ...), soonest first. */
+  async expiring(scope: MemoryScope, query: { within: string; limit: number }) {
+    const windowMs = parseDuration(query.within);
+    if (windowMs === undefined) throw AppError.badField('within', 'must look like 30m, 12h, 7d or 2w');
+    const now = new Date();
+    const rows = await this.tenantDb.run(scope.tenantId, async (tx) => {
+      await this.minds.require(tx, scope);
+      return this.memories.expiring(tx, scope.mindId, now, new Date(now.getTime() + windowMs), query.limit);
+    });
+    return { items: rows.map(memoryView) };
+  }
+
+  /** Every version of a memory, newest first. @throws AppError 404 */
+  async history(scope: MemoryScope, id: string) {
+    const rows = await this.tenantDb.run(scope.tenantId, async (tx) => {
+      await this.minds.require(tx, scope);
+      if (!(await this.memories.findById(tx, scope.mindId, id))) throw AppError.notFound('memory');
+      return this.versions.list(tx, scope.mindId, id);
+    });
+    return { memory_id: id, items: rows.map(versionView) };
+  }
+
+  /** The mind's recall as plain text in seed 002's layout, at most `limit` entries. */
+  async recall(scope: MemoryScope, query: { limit: number }): Promise<string> {
+    const now = new Date();
+    return this.tenantDb.run(scope.tenantId, async (tx) => {
+      const mind = await this.minds.require(tx, scope);
+      const counts = await this.memories.recallCounts(tx, scope.mindId, now);
+      const rows = await this.memories.recall(tx, scope.mindId, now, query.limit);
+      return formatRecall(
+        { mindName: mind.name, total: counts.total, verified: counts.verified, unverified: counts.total - counts.verified },
+        rows,
+      );
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import type { Actor } from '@engram/db';
+import type { WriterKind } from '@engram/memory';
+import type { Principal } from '../auth/principal';
+import { AppError } from '../common/app-error';
+import { isUuid } from '../common/ids';
+
+/** The header a person uses to choose the mind a memory request acts on. */
+export const MIND_HEADER = 'x-mind-id';
+
+/** Whose memories a request touches, and who is acting. */
+export interface MemoryScope {
+  tenantId: string;
+  mindId: string;
+  /** `user` for a JWT, `agent` for a Mind Key (seed 002 "소스"). */
+  writer: WriterKind;
+  actor: Actor;
+}
+
+/**
+ * The mind of a memory request: a Mind Key's own mind, or for a person the `X-Mind-Id` header.
+ * The mind's existence in the tenant is checked inside the request's transaction.
+ *
+ * @throws AppError 400 when a person sends no or a malformed `X-Mind-Id`; 403 when a Mind Key
+ * names a mind other than its own.
+ */
+export function memoryScopeOf(principal: Principal, header: string | string[] | undefined): MemoryScope {
+  if (principal.kind === 'mind_key') {
+    if (header !== undefined && (Array.isArray(header) || header.toLowerCase() !== principal.mindId)) {
+      throw new AppError('forbidden', 'X-Mind-Id: a Mind Key acts on its own mind only');
+    }
+    return {
+      tenantId: principal.tenantId,
+      mindId: principal.mindId,
+      writer: 'agent',
+      actor: { type: 'mind_key', id: principal.keyId },
+    };
+  }
+  if (header === undefined) {
+    throw AppError.badField('X-Mind-Id', 'is required with a user token: the id of the mind to act on');
+  }
+  if (Array.isArray(header) || !isUuid(header)) throw AppError.badField('X-Mind-Id', 'must be a mind id (UUID)');
+  return {
+    tenantId: principal.tenantId,
+    mindId: header.toLowerCase(),
+    writer: 'user',
+    actor: { type: 'user', id: principal.userId },
+  };
+}
+
+export const CurrentMemoryScope = createParamDecorator((_: unknown, ctx: ExecutionContext): MemoryScope => {
+  const request = ctx.switchToHttp().getRequest<Request & { user: Principal }>();
+  return memoryScopeOf(request.user, request.headers[MIND_HEADER]);
+});

@@ -1,0 +1,138 @@
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ZodResponse } from 'nestjs-zod';
+import { UsersOnly } from '../auth/auth.decorators';
+import { ParseIdPipe } from '../common/ids';
+import { MemoryReadService } from './memory-read.service';
+import { CurrentMemoryScope, type MemoryScope } from './memory-scope';
+import { MemoryWriteService } from './memory-write.service';
+import {
+  BatchDto,
+  BatchResultDto,
+  ByTagQueryDto,
+  ExpiringQueryDto,
+  ListMemoryQueryDto,
+  MemoryHistoryDto,
+  MemoryListDto,
+  MemoryPageDto,
+  MemoryViewDto,
+  RecallQueryDto,
+  SearchQueryDto,
+  SearchResultDto,
+  UpdateMemoryDto,
+  UpsertMemoryDto,
+} from './memory.dto';
+
+const memoryId = new ParseIdPipe('memory');
+
+/**
+ * The memory API of seed 002. Agents authenticate with their Mind Key; people with a JWT and
+ * the `X-Mind-Id` header. Another tenant's or mind's ids answer 404.
+ */
+@ApiTags('memory')
+@ApiBearerAuth()
+@ApiHeader({ name: 'X-Mind-Id', required: false, description: 'the mind to act on; required with a user JWT' })
+@Controller({ path: 'memory', version: '1' })
+export class MemoryController {
+  constructor(
+    private readonly writes: MemoryWriteService,
+    private readonly reads: MemoryReadService,
+  ) {}
+
+  /**
+   * Stores a memory, upserting by (category, key): the same key overwrites the content (the old
+   * version stays in history) and never duplicates. 201 when created, 200 when updated or unchanged.
+   */
+  @Post()
+  @ZodResponse({ status: 201, type: MemoryViewDto, description: 'created (200 when an existing key was updated)' })
+  async upsert(@CurrentMemoryScope() scope: MemoryScope, @Body() body: UpsertMemoryDto, @Res({ passthrough: true }) res: Response) {
+    const { memory, status } = await this.writes.upsert(scope, body);
+    res.status(status === 'created' ? 201 : 200);
+    return memory;
+  }
+
+  /** Upserts up to 500 memories in one transaction (imports). 200 with per-item status. */
+  @Post('batch')
+  @HttpCode(200)
+  @ZodResponse({ status: 200, type: BatchResultDto })
+  batch(@CurrentMemoryScope() scope: MemoryScope, @Body() body: BatchDto) {
+    return this.writes.batch(scope, body.items);
+  }
+
+  /** Memories newest first, filtered by category, tag (repeatable: all must match) and priority. */
+  @Get()
+  @ZodResponse({ status: 200, type: MemoryPageDto })
+  list(@CurrentMemoryScope() scope: MemoryScope, @Query() query: ListMemoryQueryDto) {
+    return this.reads.list(scope, query);
+  }
+
+  /** Full-text search (`mode=any`: any word, ranked; `mode=all`: websearch syntax). */
+  @Get('search')
+  @ZodResponse({ status: 200, type: SearchResultDto })
+  search(@CurrentMemoryScope() scope: MemoryScope, @Query() query: SearchQueryDto) {
+    return this.reads.search(scope, query);
+  }
+
+  /** Memories with a tag (case-insensitive), newest first, paginated like the list. */
+  @Get('by-tag')
+  @ZodResponse({ status: 200, type: MemoryPageDto })
+  byTag(@CurrentMemoryScope() scope: MemoryScope, @Query() query: ByTagQueryDto) {
+    return this.reads.list(scope, query);
+  }
+
+  /** Memories expiring within `within` (default 7d), soonest first. */
+  @Get('expiring')
+  @ZodResponse({ status: 200, type: MemoryListDto })
+  expiring(@CurrentMemoryScope() scope: MemoryScope, @Query() query: ExpiringQueryDto) {
+    return this.reads.expiring(scope, query);
+  }
+
+  /**
+   * The mind's memories as plain text for an LLM context, in seed 002's layout: critical first,
+   * then newest; expired and forgotten ones left out; `[unverified]` marked; tags shown.
+   */
+  @Get('recall')
+  @Header('Content-Type', 'text/plain; charset=utf-8')
+  @ApiProduces('text/plain')
+  @ApiOkResponse({ description: 'plain-text recall', schema: { type: 'string' } })
+  recall(@CurrentMemoryScope() scope: MemoryScope, @Query() query: RecallQueryDto) {
+    return this.reads.recall(scope, query);
+  }
+
+  @Get(':id')
+  @ZodResponse({ status: 200, type: MemoryViewDto })
+  get(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
+    return this.reads.get(scope, id);
+  }
+
+  /** Changes fields of a memory; category and key stay. A new version is recorded. */
+  @Put(':id')
+  @ZodResponse({ status: 200, type: MemoryViewDto })
+  update(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string, @Body() body: UpdateMemoryDto) {
+    return this.writes.update(scope, id, body);
+  }
+
+  /** Deletes a memory and its history. 204. */
+  @Delete(':id')
+  @HttpCode(204)
+  async delete(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
+    await this.writes.delete(scope, id);
+  }
+
+  /** Every version of the memory, newest first. */
+  @Get(':id/history')
+  @ZodResponse({ status: 200, type: MemoryHistoryDto })
+  history(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
+    return this.reads.history(scope, id);
+  }
+
+  /** Marks the memory verified by a person. JWT only: a Mind Key gets 403 (seed 002 "검증"). */
+  @UsersOnly()
+  @Post(':id/verify')
+  @HttpCode(200)
+  @ZodResponse({ status: 200, type: MemoryViewDto })
+  verify(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
+    return this.writes.verify(scope, id);
+  }
+}

@@ -1,0 +1,255 @@
+import { createZodDto } from 'nestjs-zod';
+import { z } from 'zod';
+import {
+  BATCH_MAX_ITEMS,
+  CONTENT_MAX_BYTES,
+  DURATION_PATTERN,
+  KEY_MAX_LENGTH,
+  KEY_PATTERN,
+  MEMORY_CATEGORIES,
+  MEMORY_LAYERS,
+  MEMORY_PRIORITIES,
+  MEMORY_TIERS,
+  MEMORY_TYPES,
+  TAGS_MAX,
+  TAG_MAX_LENGTH,
+} from '@engram/memory';
+
+// Field rules of seed 002, with messages that say the rule (the API answers `<field>: <rule>`).
+const isoDateTime = z.iso.datetime({
+  offset: true,
+  message: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-06-28T00:00:00Z',
+});
+
+const category = z.enum(MEMORY_CATEGORIES, { message: `must be one of ${MEMORY_CATEGORIES.join(', ')}` });
+const priority = z.enum(MEMORY_PRIORITIES, { message: `must be one of ${MEMORY_PRIORITIES.join(', ')}` });
+const memoryType = z.enum(MEMORY_TYPES, { message: `must be one of ${MEMORY_TYPES.join(', ')}` });
+
+const key = z
+  .string({ message: 'must be a string' })
+  .max(KEY_MAX_LENGTH, { message: `must be at most ${KEY_MAX_LENGTH} characters` })
+  .regex(KEY_PATTERN, { message: 'must be snake_case: a lower-case letter, then lower-case letters, digits or _' });
+
+const content = z
+  .string({ message: 'must be a string' })
+  .refine((s) => s.trim().length > 0, { message: 'must not be empty' })
+  .refine((s) => Buffer.byteLength(s, 'utf8') <= CONTENT_MAX_BYTES, {
+    message: `must be at most ${CONTENT_MAX_BYTES} bytes (32 KiB) of UTF-8`,
+  });
+
+const tags = z
+  .array(
+    z
+      .string({ message: 'must be a string' })
+      .refine((t) => t.trim().length > 0, { message: 'must not be empty' })
+      .refine((t) => t.trim().length <= TAG_MAX_LENGTH, { message: `must be at most ${TAG_MAX_LENGTH} characters` }),
+    { message: 'must be an array of strings' },
+  )
+  .max(TAGS_MAX, { message: `must have at most ${TAGS_MAX} tags` });
+
+const confidence = z
+  .number({ message: 'must be a number from 0 to 1' })
+  .min(0, { message: 'must be from 0 to 1' })
+  .max(1, { message: 'must be from 0 to 1' });
+
+const payload = z
+  .record(z.string(), z.unknown(), { message: 'must be a JSON object' })
+  .refine((p) => Buffer.byteLength(JSON.stringify(p), 'utf8') <= 65_536, { message: 'must be at most 64 KiB as JSON' });
+
+/** Fields a writer may set on a memory besides its identity (category, key). */
+const writableFields = {
+  content,
+  tags: tags.optional(),
+  priority: priority.optional(),
+  confidence: confidence.optional(),
+  expires_at: isoDateTime.nullable().optional(),
+  occurred_at: isoDateTime.optional(),
+  memory_type: memoryType.optional(),
+  source_refs: z
+    .array(z.string().min(1, { message: 'must not be empty' }).max(200, { message: 'must be at most 200 characters' }))
+    .max(100, { message: 'must have at most 100 entries' })
+    .optional(),
+  temporal_context: z.string().max(255, { message: 'must be at most 255 characters' }).optional(),
+  payload: payload.optional(),
+};
+
+/**
+ * `POST /memory`: upsert by (category, key) (seed 002 "키: 안정적 식별자"). `source` is set from
+ * the credential; a body may repeat it only if it agrees.
+ */
+export const UpsertMemorySchema = z
+  .object({
+    category,
+    key,
+    ...writableFields,
+    source: z.enum(['user', 'agent'], { message: 'must be user or agent' }).optional(),
+  })
+  .strict();
+export class UpsertMemoryDto extends createZodDto(UpsertMemorySchema) {}
+export type UpsertMemoryInput = z.infer<typeof UpsertMemorySchema>;
+
+/** `PUT /memory/:id`: any writable field; category and key are the memory's identity and stay. */
+export const UpdateMemorySchema = z
+  .object({ ...writableFields, content: content.optional() })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, { message: 'must change at least one field' });
+export class UpdateMemoryDto extends createZodDto(UpdateMemorySchema) {}
+export type UpdateMemoryInput = z.infer<typeof UpdateMemorySchema>;
+
+export const BatchSchema = z
+  .object({
+    items: z
+      .array(UpsertMemorySchema, { message: 'must be an array of memories' })
+      .min(1, { message: 'must hold at least one memory' })
+      .max(BATCH_MAX_ITEMS, { message: `must hold at most ${BATCH_MAX_ITEMS} memories` }),
+  })
+  .strict();
+export class BatchDto extends createZodDto(BatchSchema) {}
+
+// A query parameter given once is a string, given twice an array.
+const tagFilter = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : [v]))
+  .pipe(z.array(z.string().min(1, { message: 'must not be empty' }).max(TAG_MAX_LENGTH)).max(TAGS_MAX));
+
+const limit = (max: number, fallback: number) =>
+  z.coerce
+    .number({ message: 'must be a number' })
+    .int({ message: 'must be a whole number' })
+    .min(1, { message: `must be from 1 to ${max}` })
+    .max(max, { message: `must be from 1 to ${max}` })
+    .default(fallback);
+
+const booleanParam = z.enum(['true', 'false'], { message: 'must be true or false' }).transform((v) => v === 'true');
+
+export const ListMemoryQuerySchema = z
+  .object({
+    category: category.optional(),
+    tag: tagFilter.optional(),
+    priority: priority.optional(),
+    include_expired: booleanParam.default(false),
+    limit: limit(200, 50),
+    cursor: z.string().optional(),
+  })
+  .strict();
+export class ListMemoryQueryDto extends createZodDto(ListMemoryQuerySchema) {}
+
+export const ByTagQuerySchema = ListMemoryQuerySchema.omit({ tag: true }).extend({ tag: tagFilter });
+export class ByTagQueryDto extends createZodDto(ByTagQuerySchema) {}
+
+export const SearchQuerySchema = z
+  .object({
+    q: z.string({ message: 'is required' }).trim().min(1, { message: 'must not be empty' }).max(1000, { message: 'must be at most 1000 characters' }),
+    mode: z.enum(['any', 'all'], { message: 'must be any or all' }).default('any'),
+    category: category.optional(),
+    tag: tagFilter.optional(),
+    priority: priority.optional(),
+    limit: limit(100, 10),
+  })
+  .strict();
+export class SearchQueryDto extends createZodDto(SearchQuerySchema) {}
+
+export const ExpiringQuerySchema = z
+  .object({
+    within: z
+      .string()
+      .regex(DURATION_PATTERN, { message: 'must be a positive whole number and a unit m, h, d or w, e.g. 7d' })
+      .default('7d'),
+    limit: limit(500, 100),
+  })
+  .strict();
+export class ExpiringQueryDto extends createZodDto(ExpiringQuerySchema) {}
+
+export const RecallQuerySchema = z.object({ limit: limit(1000, 100) }).strict();
+export class RecallQueryDto extends createZodDto(RecallQuerySchema) {}
+
+// ---- answers
+
+const nullableDate = isoDateTime.nullable();
+
+export const MemoryViewSchema = z.object({
+  id: z.uuid(),
+  mind_id: z.uuid(),
+  category,
+  key: z.string(),
+  content: z.string(),
+  tags: z.array(z.string()),
+  priority,
+  source: z.enum(['user', 'agent']),
+  verified: z.boolean(),
+  confidence: z.number(),
+  expires_at: nullableDate,
+  occurred_at: isoDateTime,
+  created_at: isoDateTime,
+  updated_at: isoDateTime,
+  version: z.number().int(),
+  memory_type: memoryType,
+  layer: z.enum(MEMORY_LAYERS),
+  importance_score: z.number().nullable(),
+  initial_retention: z.number().nullable(),
+  current_retention: z.number().nullable(),
+  strength_days: z.number().nullable(),
+  last_reviewed: nullableDate,
+  review_schedule: z.array(isoDateTime),
+  next_review: nullableDate,
+  review_count: z.number().int(),
+  access_count: z.number().int(),
+  last_accessed: nullableDate,
+  consolidation_score: z.number().nullable(),
+  forgotten_at: nullableDate,
+  storage_location: z.enum(['hippocampus', 'neocortex']),
+  tier: z.enum(MEMORY_TIERS),
+  payload: z.record(z.string(), z.unknown()),
+  association_graph: z.record(z.string(), z.unknown()),
+  semantic_tags: z.array(z.string()),
+  temporal_position: z.number().int().nullable(),
+  temporal_context: z.string().nullable(),
+  source_refs: z.array(z.string()),
+  content_hash: z.string(),
+  embedding_model: z.string().nullable(),
+});
+export class MemoryViewDto extends createZodDto(MemoryViewSchema) {}
+
+export const MemoryPageSchema = z.object({ items: z.array(MemoryViewSchema), next_cursor: z.string().nullable() });
+export class MemoryPageDto extends createZodDto(MemoryPageSchema) {}
+
+export const MemoryListSchema = z.object({ items: z.array(MemoryViewSchema) });
+export class MemoryListDto extends createZodDto(MemoryListSchema) {}
+
+export const SearchResultSchema = z.object({
+  items: z.array(MemoryViewSchema.extend({ score: z.number().describe('full-text rank (ts_rank), higher is better') })),
+});
+export class SearchResultDto extends createZodDto(SearchResultSchema) {}
+
+export const WriteStatusSchema = z.enum(['created', 'updated', 'unchanged']);
+
+export const BatchResultSchema = z.object({
+  created: z.number().int(),
+  updated: z.number().int(),
+  unchanged: z.number().int(),
+  items: z.array(
+    z.object({ id: z.uuid(), category, key: z.string(), version: z.number().int(), status: WriteStatusSchema }),
+  ),
+});
+export class BatchResultDto extends createZodDto(BatchResultSchema) {}
+
+export const MemoryVersionViewSchema = MemoryViewSchema.pick({
+  version: true,
+  category: true,
+  key: true,
+  content: true,
+  tags: true,
+  priority: true,
+  source: true,
+  verified: true,
+  confidence: true,
+  expires_at: true,
+  created_at: true,
+}).extend({
+  change: z.enum(['create', 'update', 'verify']),
+  actor_type: z.enum(['user', 'mind_key', 'system']),
+  actor_id: z.uuid().nullable(),
+});
+export class MemoryHistoryDto extends createZodDto(
+  z.object({ memory_id: z.uuid(), items: z.array(MemoryVersionViewSchema) }),
+) {}

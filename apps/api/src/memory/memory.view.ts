@@ -1,0 +1,41 @@
+import type { MemoryRow, MemoryVersionRow } from '@engram/db';
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+/** A memory as the API answers it: snake_case fields (seed 002), ISO 8601 times. */
+export function memoryView(row: MemoryRow) {
+  return {
+    ...row,
+    expires_at: iso(row.expires_at),
+    occurred_at: row.occurred_at.toISOString(),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    last_reviewed: iso(row.last_reviewed),
+    review_schedule: row.review_schedule.map((d) => d.toISOString()),
+    next_review: iso(row.next_review),
+    last_accessed: iso(row.last_accessed),
+    forgotten_at: iso(row.forgotten_at),
+  };
+}
+
+export type MemoryView = ReturnType<typeof memoryView>;
+
+/** One entry of a memory's history. */
+export function versionView(row: MemoryVersionRow) {
+  return {
+    version: row.version,
+    change: row.change,
+    category: row.category,
+    key: row.key,
+    content: row.content,
+    tags: row.tags,
+    priority: row.priority,
+    source: row.source,
+    verified: row.verified,
+    confidence: row.confidence,
+    expires_at: iso(row.expires_at),
+    actor_type: row.actor_type,
+    actor_id: row.actor_id,
+    created_at: row.created_at.toISOString(),
+  };
+}

@@ -1,0 +1,28 @@
+/** @type {import('jest').Config} */
+const swc = ['@swc/jest', { swcrc: true }];
+const moduleNameMapper = {
+  '^@engram/(config|db|memory)$': '<rootDir>/libs/$1/src',
+};
+
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      transform: { '^.+\\.ts$': swc },
+      moduleNameMapper,
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'],
+    },
+    {
+      // Medium tests: the real PostgreSQL (+pgvector), Redis and embedded PGlite.
+      displayName: 'medium',
+      testEnvironment: 'node',
+      transform: { '^.+\\.ts$': swc },
+      moduleNameMapper,
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      testTimeout: 60000,
+    },
+  ],
+};

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+/** Accepts "true"/"false"/"1"/"0" from the environment; anything else is a config error. */
+const envBoolean = z
+  .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+  .transform((v) => v === 'true' || v === '1');
+
+const postgresUrl = z
+  .string()
+  .regex(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' });
+
+/**
+ * Every setting Engram reads from the environment, with its default.
+ * Parsed once at start; a bad value stops start-up with a message naming the variable
+ * (CONVENTIONS "Errors, config, logs").
+ */
+export const configSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    /** HTTP port of the API. */
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    /** Postgres for the app (runs as role engram_app). Unset: embedded PGlite under ENGRAM_DATA_DIR. */
+    DATABASE_URL: postgresUrl.optional(),
+    /** Postgres for migrations, as the owner of the tables. Defaults to DATABASE_URL. */
+    MIGRATION_DATABASE_URL: postgresUrl.optional(),
+    /** Connections in the app's pool (per process). */
+    DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+    /** Where embedded mode keeps its database and generated secrets. */
+    ENGRAM_DATA_DIR: z.string().min(1).default('./data'),
+    /** Redis for BullMQ. Unset: background work runs in-process (embedded mode). */
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
+      .optional(),
+    /** HS256 secret for user JWTs, at least 32 characters. Embedded mode generates and keeps one. */
+    JWT_SECRET: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
+    JWT_ISSUER: z.string().min(1).default('engram'),
+    JWT_AUDIENCE: z.string().min(1).default('engram-api'),
+    /** Lifetime of an issued user JWT, in seconds (default 12 hours). */
+    JWT_TTL_SECONDS: z.coerce.number().int().min(60).max(2_592_000).default(43_200),
+    /** Platform operator token (provisioning and the admin dashboard). */
+    ENGRAM_OPERATOR_TOKEN: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
+    /** Largest accepted JSON body (bytes, or a size like "20mb"). */
+    BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)?$/i, { message: 'must be a size like 20mb' }).default('20mb'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Pretty, human-readable logs instead of JSON lines (development only). */
+    LOG_PRETTY: envBoolean.default(false),
+    /** Serve the OpenAPI UI at /docs and the document at /docs-json. */
+    OPENAPI_ENABLED: envBoolean.default(true),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV === 'production' && env.DATABASE_URL && !env.JWT_SECRET) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['JWT_SECRET'],
+        message: 'is required in production when DATABASE_URL is set (tokens must survive restarts and be shared by all pods)',
+      });
+    }
+  });
+
+export type AppConfig = z.infer<typeof configSchema>;

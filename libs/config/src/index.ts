@@ -1,0 +1,3 @@
+export * from './config.schema';
+export * from './load-config';
+export * from './config.module';

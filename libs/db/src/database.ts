@@ -1,0 +1,113 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { CompiledQuery, Kysely, PostgresDialect, sql, type DatabaseConnection } from 'kysely';
+import { Pool } from 'pg';
+import type { AppConfig } from '@engram/config';
+import { migrateToLatest } from './migrator';
+import type { DB } from './schema';
+
+/** The role every application query runs as: owns nothing, cannot bypass RLS. */
+export const APP_ROLE = 'engram_app';
+
+export type DatabaseMode = 'postgres' | 'embedded';
+
+/** An open database: the app's Kysely (as {@link APP_ROLE}) and how to close it. */
+export interface DatabaseHandle {
+  readonly db: Kysely<DB>;
+  readonly mode: DatabaseMode;
+  /** Migrations applied while opening (embedded mode migrates at start). */
+  readonly applied: string[];
+  close(): Promise<void>;
+}
+
+/** Thrown when the database is reachable but not usable by the app; says what to do. */
+export class DatabaseSetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatabaseSetupError';
+  }
+}
+
+// Every pooled connection runs as the app role. With DATABASE_URL naming engram_app itself this
+// is a no-op; with a login role that is a member of engram_app it drops that role's rights.
+async function becomeAppRole(connection: DatabaseConnection): Promise<void> {
+  await connection.executeQuery(CompiledQuery.raw(`set role ${APP_ROLE}`));
+}
+
+/**
+ * Opens Postgres at `DATABASE_URL`, or embedded PGlite (with pgvector) under
+ * `ENGRAM_DATA_DIR/pg` when it is unset; embedded mode applies pending migrations first,
+ * as the owner, before switching to the app role.
+ *
+ * @throws DatabaseSetupError when the schema is missing or the app role could bypass RLS.
+ */
+export async function openDatabase(config: AppConfig): Promise<DatabaseHandle> {
+  if (config.DATABASE_URL) {
+    const pool = new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, onCreateConnection: becomeAppRole }) });
+    const handle: DatabaseHandle = { db, mode: 'postgres', applied: [], close: () => db.destroy() };
+    await verifyDatabase(handle);
+    return handle;
+  }
+
+  const dataDir = resolve(config.ENGRAM_DATA_DIR, 'pg');
+  await mkdir(dataDir, { recursive: true });
+  const lite = await PGlite.create(dataDir, { extensions: { vector } });
+  // PGlite is one session: a pool of one serialises transactions, which keeps them whole.
+  const owner = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new Pool(createPgConfig(lite)) }) });
+  let applied: string[];
+  try {
+    applied = await migrateToLatest(owner);
+  } finally {
+    await owner.destroy();
+  }
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: new Pool(createPgConfig(lite)), onCreateConnection: becomeAppRole }),
+  });
+  const handle: DatabaseHandle = {
+    db,
+    mode: 'embedded',
+    applied,
+    close: async () => {
+      await db.destroy();
+      await lite.close();
+    },
+  };
+  await verifyDatabase(handle);
+  return handle;
+}
+
+async function verifyDatabase(handle: DatabaseHandle): Promise<void> {
+  let row: { role: string; superuser: boolean; bypass: boolean; schema: string | null } | undefined;
+  try {
+    const result = await sql<{ role: string; superuser: boolean; bypass: boolean; schema: string | null }>`
+      select current_user as role, r.rolsuper as superuser, r.rolbypassrls as bypass,
+             to_regclass('public.memories')::text as schema
+      from pg_roles r where r.rolname = current_user`.execute(handle.db);
+    row = result.rows[0];
+  } catch (error) {
+    await handle.close();
+    const message = error instanceof Error ? error.message : String(error);
+    throw new DatabaseSetupError(
+      /role .* does not exist|permission denied to set role/.test(message)
+        ? `cannot run as ${APP_ROLE} (${message}): run "npm run db:migrate" first, and connect as ${APP_ROLE} or a role that is a member of it`
+        : `cannot use the database: ${message}`,
+    );
+  }
+  if (!row || row.superuser || row.bypass) {
+    await handle.close();
+    throw new DatabaseSetupError(`the app role ${row?.role ?? '?'} can bypass row-level security; refusing to start`);
+  }
+  if (!row.schema) {
+    await handle.close();
+    throw new DatabaseSetupError('the Engram schema is missing: run "npm run db:migrate" against this database');
+  }
+}
+
+/** Opens a Kysely as the migration owner (`MIGRATION_DATABASE_URL`, else `DATABASE_URL`). */
+export function openOwnerDatabase(url: string): Kysely<unknown> {
+  return new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: url, max: 1 }) }) });
+}

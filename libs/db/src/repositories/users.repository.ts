@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
+import type { TenantTx } from '../tenant-db';
+import type { DB, User, UserRole } from '../schema';
+
+/** What login needs to know about an account before its tenant is known. */
+export interface UserCredentials {
+  tenant_id: string;
+  id: string;
+  password_hash: string;
+  role: UserRole;
+}
+
+@Injectable()
+export class UsersRepository {
+  create(tx: TenantTx, user: { id: string; email: string; password_hash: string; role: UserRole }): Promise<User> {
+    return tx.trx
+      .insertInto('users')
+      .values({ ...user, tenant_id: tx.tenantId })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  findById(tx: TenantTx, id: string): Promise<User | undefined> {
+    return tx.trx
+      .selectFrom('users')
+      .selectAll()
+      .where('tenant_id', '=', tx.tenantId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /**
+   * The account for an e-mail address (case-insensitive), across tenants, through the
+   * security-definer function `auth_find_user_by_email`: the only cross-tenant read of users.
+   */
+  async findCredentialsByEmail(db: Kysely<DB>, email: string): Promise<UserCredentials | undefined> {
+    const result = await sql<UserCredentials>`select * from auth_find_user_by_email(${email})`.execute(db);
+    return result.rows[0];
+  }
+}

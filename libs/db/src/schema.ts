@@ -1,0 +1,156 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { MemoryCategory, MemoryLayer, MemoryPriority, MemoryTier, MemoryType } from '@engram/memory';
+
+/** A timestamptz column: read as Date, written as Date or ISO string. */
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+/** A timestamptz column with a database default. */
+type GeneratedTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
+type TextArray = ColumnType<string[], string[] | undefined, string[]>;
+
+
+export type MemorySource = 'user' | 'agent';
+export type StorageLocation = 'hippocampus' | 'neocortex';
+export type UserRole = 'owner' | 'admin' | 'member';
+export type ActorType = 'user' | 'mind_key' | 'system';
+export type MemoryChange = 'create' | 'update' | 'verify';
+
+export interface TenantsTable {
+  id: string;
+  name: string;
+  settings: Json;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface UsersTable {
+  tenant_id: string;
+  id: string;
+  email: string;
+  password_hash: string;
+  role: UserRole;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface MindsTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  description: string | null;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+export interface MindKeysTable {
+  tenant_id: string;
+  id: string;
+  mind_id: string;
+  name: string;
+  key_prefix: string;
+  key_hash: string;
+  created_by: string | null;
+  created_at: GeneratedTimestamp;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+export interface MemoriesTable {
+  tenant_id: string;
+  id: string;
+  mind_id: string;
+  category: MemoryCategory;
+  key: string;
+  content: string;
+  tags: TextArray;
+  priority: Generated<MemoryPriority>;
+  source: MemorySource;
+  verified: Generated<boolean>;
+  confidence: number;
+  expires_at: Timestamp | null;
+  occurred_at: GeneratedTimestamp;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+  version: Generated<number>;
+  memory_type: Generated<MemoryType>;
+  layer: Generated<MemoryLayer>;
+  importance_score: number | null;
+  initial_retention: number | null;
+  current_retention: number | null;
+  strength_days: number | null;
+  last_reviewed: Timestamp | null;
+  review_schedule: ColumnType<Date[], Date[] | string[] | undefined, Date[] | string[]>;
+  next_review: Timestamp | null;
+  review_count: Generated<number>;
+  access_count: Generated<number>;
+  last_accessed: Timestamp | null;
+  consolidation_score: number | null;
+  forgotten_at: Timestamp | null;
+  storage_location: Generated<StorageLocation>;
+  tier: Generated<MemoryTier>;
+  payload: Json;
+  association_graph: Json;
+  semantic_tags: TextArray;
+  temporal_position: number | null;
+  temporal_context: string | null;
+  source_refs: TextArray;
+  content_hash: string;
+  /** pgvector text form `[x,y,...]`; never selected by default. */
+  embedding: string | null;
+  embedding_model: string | null;
+  search_vector: ColumnType<string, never, never>;
+}
+
+export interface MemoryVersionsTable {
+  tenant_id: string;
+  memory_id: string;
+  version: number;
+  mind_id: string;
+  change: MemoryChange;
+  category: MemoryCategory;
+  key: string;
+  content: string;
+  tags: string[];
+  priority: MemoryPriority;
+  source: MemorySource;
+  verified: boolean;
+  confidence: number;
+  expires_at: Timestamp | null;
+  actor_type: ActorType;
+  actor_id: string | null;
+  created_at: GeneratedTimestamp;
+}
+
+export interface MessagesTable {
+  tenant_id: string;
+  id: string;
+  mind_id: string;
+  conversation_id: string;
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  speaker: string | null;
+  content: string;
+  metadata: Json;
+  occurred_at: GeneratedTimestamp;
+  received_at: GeneratedTimestamp;
+  processed_at: Timestamp | null;
+}
+
+/** The database as the application sees it (hand-written, CONVENTIONS "Layout"). */
+export interface DB {
+  tenants: TenantsTable;
+  users: UsersTable;
+  minds: MindsTable;
+  mind_keys: MindKeysTable;
+  memories: MemoriesTable;
+  memory_versions: MemoryVersionsTable;
+  messages: MessagesTable;
+}
+
+export type Tenant = Selectable<TenantsTable>;
+export type User = Selectable<UsersTable>;
+export type Mind = Selectable<MindsTable>;
+export type MindKey = Selectable<MindKeysTable>;
+export type Memory = Selectable<MemoriesTable>;
+export type NewMemory = Insertable<MemoriesTable>;
+export type MemoryUpdate = Updateable<MemoriesTable>;
+export type MemoryVersion = Selectable<MemoryVersionsTable>;

@@ -1,0 +1,6 @@
+export * from './memory.constants';
+export * from './provenance';
+export * from './tags';
+export * from './duration';
+export * from './content-hash';
+export * from './recall-format';

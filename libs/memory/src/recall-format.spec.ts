@@ -1,0 +1,81 @@
+import fc from 'fast-check';
+import { MEMORY_PRIORITIES } from './memory.constants';
+import { compareRecall, formatRecall, type RecallEntry } from './recall-format';
+
+const entry = (over: Partial<RecallEntry>): RecallEntry => ({
+  id: '00000000-0000-7000-8000-000000000000',
+  category: 'note',
+  key: 'k',
+  content: 'c',
+  tags: [],
+  priority: 'normal',
+  verified: true,
+  updated_at: new Date('2026-01-01T00:00:00Z'),
+  ...over,
+});
+
+describe('formatRecall (seed 002 layout)', () => {
+  it("renders seed 002's own example", () => {
+    const text = formatRecall({ mindName: "Michael's Mind", total: 12, verified: 10, unverified: 2 }, [
+      entry({ category: 'identity', priority: 'critical', key: 'user_name', content: 'Michael Schäfer', tags: ['person', 'identity'] }),
+      entry({ category: 'preference', priority: 'high', key: 'communication_style', content: 'Prefers concise technical responses', tags: ['communication'] }),
+      entry({ category: 'project', priority: 'high', verified: false, key: 'synapse_status', content: 'v1.5.0 deployed, working on v1.6.0 docs', tags: ['synapse', 'deployment'] }),
+    ]);
+    expect(text).toBe(`Mind: Michael's Mind
+Memories: 12 total (10 verified, 2 unverified)
+
+[001] identity (CRITICAL) [verified]
+  user_name
+  Michael Schäfer
+  Tags: person, identity
+
+[002] preference (HIGH) [verified]
+  communication_style
+  Prefers concise technical responses
+  Tags: communication
+
+[003] project (HIGH) [unverified]
+  synapse_status
+  v1.5.0 deployed, working on v1.6.0 docs
+  Tags: synapse, deployment
+`);
+  });
+
+  it('indents every line of multi-line content and leaves out an empty Tags line', () => {
+    const text = formatRecall({ mindName: 'm', total: 1, verified: 1, unverified: 0 }, [entry({ content: 'line one\nline two' })]);
+    expect(text.split('\n').slice(3)).toEqual(['[001] note (NORMAL) [verified]', '  k', '  line one', '  line two', '']);
+  });
+
+  it('numbers past 999 keep counting', () => {
+    const many = Array.from({ length: 1000 }, () => entry({}));
+    expect(formatRecall({ mindName: 'm', total: 1000, verified: 1000, unverified: 0 }, many)).toContain('[1000] note');
+  });
+
+  it('an empty mind is just the header', () => {
+    expect(formatRecall({ mindName: 'Empty', total: 0, verified: 0, unverified: 0 }, [])).toBe(
+      'Mind: Empty\nMemories: 0 total (0 verified, 0 unverified)\n',
+    );
+  });
+});
+
+describe('compareRecall', () => {
+  const arbEntry = fc.record({
+    id: fc.uuid(),
+    priority: fc.constantFrom(...MEMORY_PRIORITIES),
+    updated_at: fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }),
+  });
+
+  it('puts higher priority first, then newer, for any two memories', () => {
+    const rank = (p: string) => MEMORY_PRIORITIES.indexOf(p as (typeof MEMORY_PRIORITIES)[number]);
+    fc.assert(
+      fc.property(arbEntry, arbEntry, (a, b) => {
+        const sorted = [entry(a), entry(b)].sort(compareRecall);
+        const [first, second] = sorted as [RecallEntry, RecallEntry];
+        expect(rank(first.priority)).toBeGreaterThanOrEqual(rank(second.priority));
+        if (first.priority === second.priority) {
+          expect(first.updated_at.getTime()).toBeGreaterThanOrEqual(second.updated_at.getTime());
+        }
+      }),
+    );
+  });
+});

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Before `npm test`: the medium tests need PostgreSQL (with pgvector) and Redis.
+# Checks both answer and installs pgvector when the server lacks it (scripts/provision-pgvector.sh).
+#
+# Env: TEST_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres), an owner/superuser URL;
+#      TEST_REDIS_URL (redis://127.0.0.1:6379).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+db_url="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+redis_url="${TEST_REDIS_URL:-redis://127.0.0.1:6379}"
+
+if ! psql "$db_url" -XtAqc 'select 1' >/dev/null 2>&1; then
+  echo "test-services: PostgreSQL does not answer at $db_url (set TEST_DATABASE_URL, or start it)" >&2
+  exit 1
+fi
+if ! psql "$db_url" -XtAqc "select 1 from pg_available_extensions where name = 'vector'" | grep -q 1; then
+  echo "test-services: pgvector is missing; installing it"
+  # The provisioning script reads the server from PGHOST/PGPORT/PGUSER.
+  eval "$(node -e '
+    const u = new URL(process.argv[1]);
+    console.log(`export PGHOST=${u.hostname || "127.0.0.1"} PGPORT=${u.port || 5432} PGUSER=${decodeURIComponent(u.username) || "postgres"}`);
+  ' "$db_url")"
+  scripts/provision-pgvector.sh
+fi
+
+node -e '
+  const net = require("node:net");
+  const u = new URL(process.argv[1]);
+  const s = net.connect(Number(u.port || 6379), u.hostname || "127.0.0.1");
+  s.setTimeout(2000);
+  s.on("connect", () => s.write("PING\r\n"));
+  s.on("data", (d) => { s.end(); process.exit(String(d).startsWith("+PONG") || String(d).startsWith("-NOAUTH") ? 0 : 1); });
+  s.on("error", () => process.exit(1));
+  s.on("timeout", () => process.exit(1));
+' "$redis_url" || { echo "test-services: Redis does not answer at $redis_url (set TEST_REDIS_URL, or start it)" >&2; exit 1; }

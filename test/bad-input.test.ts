@@ -1,0 +1,96 @@
+import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+
+// Seed 002's field rules: each bad value answers 400 naming the field, and nothing stored changes.
+describe('bad input', () => {
+  let t: TestApp;
+  let f: TenantFixture;
+  let existing: { id: string };
+  const valid = { category: 'fact', key: 'office_city', content: 'Office is in Berlin', tags: ['office'], confidence: 0.9 };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    f = await createTenant(t, 'bad-input');
+    existing = (await t.http().post('/v1/memory').set(asAgent(f)).send(valid).expect(201)).body;
+  });
+  afterAll(() => t.close());
+
+  const snapshot = async () => {
+    const list = await t.http().get('/v1/memory').query({ include_expired: 'true', limit: 200 }).set(asAgent(f)).expect(200);
+    const history = await t.http().get(`/v1/memory/${existing.id}/history`).set(asAgent(f)).expect(200);
+    return { list: list.body, history: history.body };
+  };
+
+  const cases: [string, string, Record<string, unknown>][] = [
+    ['an unknown category', 'category', { category: 'hobby' }],
+    ['a key that is not snake_case', 'key', { key: 'Office-City' }],
+    ['a key starting with a digit', 'key', { key: '1office' }],
+    ['a key over 128 characters', 'key', { key: `k${'x'.repeat(128)}` }],
+    ['empty content', 'content', { content: '' }],
+    ['blank content', 'content', { content: '   \n ' }],
+    ['content over 32 KiB', 'content', { content: 'é'.repeat(16_385) }],
+    ['more than 20 tags', 'tags', { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }],
+    ['a tag over 64 characters', 'tags[1]', { tags: ['ok', 'x'.repeat(65)] }],
+    ['an empty tag', 'tags[0]', { tags: [''] }],
+    ['confidence above 1', 'confidence', { confidence: 1.5 }],
+    ['confidence below 0', 'confidence', { confidence: -0.1 }],
+    ['confidence as text', 'confidence', { confidence: 'high' }],
+    ['a malformed expires_at', 'expires_at', { expires_at: 'tomorrow' }],
+    ['expires_at without a time zone', 'expires_at', { expires_at: '2026-06-28T00:00:00' }],
+    ['an unknown priority', 'priority', { priority: 'urgent' }],
+    ['an unknown field', 'colour', { colour: 'red' }],
+    ['tags that are not a list', 'tags', { tags: 'a,b' }],
+  ];
+
+  it.each(cases)('upsert with %s: 400 naming %s, nothing changes', async (_label, field, patch) => {
+    const before = await snapshot();
+    const res = await t.http().post('/v1/memory').set(asAgent(f)).send({ ...valid, content: 'changed content', ...patch }).expect(400);
+    expect(res.body).toMatchObject({ statusCode: 400, error: 'Bad Request', requestId: expect.any(String) });
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    expect(res.body.message).toContain(`${field}: `);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it.each(cases.filter(([, , patch]) => !('key' in patch) && !('category' in patch)))(
+    'PUT with %s: 400 naming %s, nothing changes',
+    async (_label, field, patch) => {
+      const before = await snapshot();
+      const res = await t.http().put(`/v1/memory/${existing.id}`).set(asUser(f)).send({ content: 'changed content', ...patch }).expect(400);
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+      expect(await snapshot()).toEqual(before);
+    },
+  );
+
+  it.each([
+    ['/v1/memory/expiring', 'within', { within: '7 days' }],
+    ['/v1/memory/expiring', 'within', { within: '0d' }],
+    ['/v1/memory', 'limit', { limit: '0' }],
+    ['/v1/memory', 'limit', { limit: 'many' }],
+    ['/v1/memory', 'category', { category: 'hobby' }],
+    ['/v1/memory', 'include_expired', { include_expired: 'yes' }],
+    ['/v1/memory', 'categroy', { categroy: 'fact' }],
+    ['/v1/memory/search', 'q', {}],
+    ['/v1/memory/search', 'mode', { q: 'x', mode: 'some' }],
+    ['/v1/memory/recall', 'limit', { limit: '5000' }],
+  ])('GET %s: 400 naming %s', async (path, field, query) => {
+    const res = await t.http().get(path).query(query).set(asAgent(f)).expect(400);
+    expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+  });
+
+  it('a body that is not JSON: 400 naming body; another content type: 415; too large: 413', async () => {
+    const broken = await t.http().post('/v1/memory').set(asAgent(f)).set('Content-Type', 'application/json').send('{"category":').expect(400);
+    expect(broken.body.errors[0].field).toBe('body');
+    await t.http().post('/v1/memory').set(asAgent(f)).set('Content-Type', 'text/plain').send('remember this').expect(415);
+    const small = await startTestApp({ BODY_LIMIT: '1kb' });
+    try {
+      const g = await createTenant(small, 'small');
+      await small.http().post('/v1/memory').set(asAgent(g)).send({ ...valid, content: 'x'.repeat(2000) }).expect(413);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('a JSON body that is not an object: 400', async () => {
+    await t.http().post('/v1/memory').set(asAgent(f)).send([valid]).expect(400);
+    await t.http().post('/v1/memory').set(asAgent(f)).set('Content-Type', 'application/json').send('"text"').expect(400);
+  });
+});

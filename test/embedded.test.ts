@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { sql } from 'kysely';
+import request from 'supertest';
+import { DATABASE } from '../libs/db/src';
+import { loadConfig } from '../libs/config/src';
+import { createApp } from '../apps/api/src/create-app';
+
+// With no DATABASE_URL the whole service runs in one process on PGlite (+pgvector), migrating
+// itself at start: what `npm start` does on a fresh machine.
+describe('embedded mode (PGlite)', () => {
+  let dir: string;
+  let app: INestApplication;
+
+  const boot = async () => {
+    app = await createApp(loadConfig({ ENGRAM_DATA_DIR: dir, LOG_LEVEL: 'silent', NODE_ENV: 'test' }));
+    await app.init();
+    return request(app.getHttpServer());
+  };
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'engram-embedded-'));
+  });
+  afterAll(async () => {
+    await app?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('registers, creates a mind, stores and recalls; data and tokens survive a restart', async () => {
+    let http = await boot();
+    await http.get('/health/ready').expect(200);
+    const reg = await http.post('/v1/auth/register').send({ email: 'solo@example.test', password: 'embedded secret', tenant_name: 'Solo' }).expect(201);
+    const auth = { Authorization: `Bearer ${reg.body.token}` };
+    const mind = await http.post('/v1/minds').set(auth).send({ name: "Michael's Mind" }).expect(201);
+    const key = await http.post(`/v1/minds/${mind.body.id}/keys`).set(auth).send({}).expect(201);
+    const agent = { Authorization: `Bearer ${key.body.key}` };
+    await http.post('/v1/memory').set(agent).send({ category: 'preference', key: 'communication_style', content: 'Prefers concise technical responses', tags: ['communication'], priority: 'high' }).expect(201);
+    await http.post('/v1/memory').set({ ...auth, 'X-Mind-Id': mind.body.id }).send({ category: 'identity', key: 'user_name', content: 'Michael Schäfer', priority: 'critical' }).expect(201);
+
+    const expected = [
+      "Mind: Michael's Mind",
+      'Memories: 2 total (1 verified, 1 unverified)',
+      '',
+      '[001] identity (CRITICAL) [verified]',
+      '  user_name',
+      '  Michael Schäfer',
+      '',
+      '[002] preference (HIGH) [unverified]',
+      '  communication_style',
+      '  Prefers concise technical responses',
+      '  Tags: communication',
+      '',
+    ].join('\n');
+    expect((await http.get('/v1/memory/recall').set(agent).expect(200)).text).toBe(expected);
+
+    await app.close();
+    http = await boot();
+    expect((await http.get('/v1/memory/recall').set(agent).expect(200)).text).toBe(expected);
+    await http.get('/v1/auth/me').set(auth).expect(200);
+    const hits = await http.get('/v1/memory/search').query({ q: 'which responses are preferred?' }).set(agent).expect(200);
+    expect(hits.body.items[0].key).toBe('communication_style');
+  });
+
+  it('runs as engram_app under RLS in embedded mode too', async () => {
+    const db = app.get(DATABASE);
+    const { rows } = await sql<{ role: string; n: number }>`select current_user as role, (select count(*)::int from memories) as n`.execute(db);
+    expect(rows[0]).toEqual({ role: 'engram_app', n: 0 });
+  });
+});

@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { TEMPLATE_ENV, TEST_DATABASE_URL, databaseUrl } from './env';
+
+/** A private copy of the migrated template for one test file. */
+export interface TestDatabase {
+  name: string;
+  /** Connects as engram_app: what the service uses. */
+  appUrl: string;
+  /** Connects as the owner (superuser): for set-up and inspection only. */
+  ownerUrl: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const template = process.env[TEMPLATE_ENV];
+  if (!template) throw new Error('no template database: run the medium tests through jest (global setup)');
+  const name = `${template}_${randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name} template ${template}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    name,
+    appUrl: databaseUrl(name, 'engram_app'),
+    ownerUrl: databaseUrl(name),
+    drop: async () => {
+      const c = new Client({ connectionString: TEST_DATABASE_URL });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
