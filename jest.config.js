@@ -5,6 +5,8 @@ const moduleNameMapper = {
 };
 
 module.exports = {
+  // Medium tests boot apps and databases; a busy 2-core CI machine needs more than 5 s.
+  testTimeout: 60000,
   projects: [
     {
       displayName: 'unit',
@@ -22,7 +24,6 @@ module.exports = {
       testMatch: ['<rootDir>/test/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      testTimeout: 60000,
     },
   ],
 };
