@@ -62,7 +62,7 @@ describe('row-level security (as engram_app)', () => {
       where n.nspname = 'public' and c.relkind = 'r' and c.relname not like 'kysely%'
       order by c.relname`.execute(db);
     expect(tables.rows.map((t) => t.relname)).toEqual(
-      ['memories', 'memory_versions', 'messages', 'mind_keys', 'minds', 'tenants', 'users'],
+      expect.arrayContaining(['memories', 'memory_versions', 'messages', 'mind_keys', 'minds', 'stm_entries', 'tenants', 'users']),
     );
     for (const table of tables.rows) {
       expect({ table: table.relname, rls: table.rls, forced: table.forced }).toEqual({ table: table.relname, rls: true, forced: true });

@@ -7,8 +7,9 @@ import { TerminusModule } from '@nestjs/terminus';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import { ZodSerializerInterceptor, ZodValidationPipe } from 'nestjs-zod';
-import { APP_CONFIG, ConfigModule, type AppConfig } from '@engram/config';
+import { APP_CONFIG, ConfigModule, type AppConfig, type Clock } from '@engram/config';
 import { DbModule } from '@engram/db';
+import { LlmModule } from '@engram/llm';
 import { ApiAuthGuard } from './auth/api-auth.guard';
 import { AuthController } from './auth/auth.controller';
 import { AuthService } from './auth/auth.service';
@@ -35,12 +36,13 @@ export class AppModule implements NestModule {
     consumer.apply(JsonBodyMiddleware).forRoutes('*path');
   }
 
-  /** @param config the parsed configuration (tests pass their own). */
-  static forRoot(config: AppConfig): DynamicModule {
+  /** @param config the parsed configuration; @param clock the time source (tests pass their own). */
+  static forRoot(config: AppConfig, clock?: Clock): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
+        ConfigModule.forRoot(config, clock),
+        LlmModule,
         LoggerModule.forRoot({
           pinoHttp: {
             level: config.LOG_LEVEL,

@@ -4,15 +4,15 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
-import type { AppConfig } from '@engram/config';
+import type { AppConfig, Clock } from '@engram/config';
 import { AppModule } from './app.module';
 
 /**
  * Builds the API (not yet listening): URI versioning (`/v1/...`), JSON bodies (parsed by
  * JsonBodyMiddleware), pino logs, the OpenAPI UI at `/docs`, graceful shutdown hooks.
  */
-export async function createApp(config: AppConfig): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+export async function createApp(config: AppConfig, options: { clock?: Clock } = {}): Promise<INestApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options.clock), {
     bufferLogs: true,
     bodyParser: false,
   });

@@ -46,6 +46,12 @@ export const configSchema = z
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Pretty, human-readable logs instead of JSON lines (development only). */
     LOG_PRETTY: envBoolean.default(false),
+    /** OpenAI-compatible chat endpoint for importance scoring (base URL, e.g. http://host/v1). Unset: the rule engine. */
+    LLM_URL: z.url({ message: 'must be an http(s) URL' }).optional(),
+    LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
+    LLM_API_KEY: z.string().min(1).optional(),
+    /** Time allowed for one LLM call before the rule engine scores instead (ms). */
+    LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
     /** Serve the OpenAPI UI at /docs and the document at /docs-json. */
     OPENAPI_ENABLED: envBoolean.default(true),
   })

@@ -11,3 +11,7 @@ export * from './repositories/minds.repository';
 export * from './repositories/mind-keys.repository';
 export * from './repositories/memories.repository';
 export * from './repositories/memory-versions.repository';
+export * from './lifecycle-sql';
+export * from './repositories/stm.repository';
+export * from './repositories/messages.repository';
+export * from './lifecycle-settings';

@@ -14,6 +14,7 @@ export type StorageLocation = 'hippocampus' | 'neocortex';
 export type UserRole = 'owner' | 'admin' | 'member';
 export type ActorType = 'user' | 'mind_key' | 'system';
 export type MemoryChange = 'create' | 'update' | 'verify';
+export type ImportanceSource = 'caller' | 'llm' | 'llm_regex' | 'rules';
 
 export interface TenantsTable {
   id: string;
@@ -99,6 +100,11 @@ export interface MemoriesTable {
   embedding: string | null;
   embedding_model: string | null;
   search_vector: ColumnType<string, never, never>;
+  retention_at: Timestamp | null;
+  importance_source: ImportanceSource | null;
+  emotional_weight: number | null;
+  hippocampus_dependency: Generated<number>;
+  synaptic_consolidated: Generated<boolean>;
 }
 
 export interface MemoryVersionsTable {
@@ -133,6 +139,31 @@ export interface MessagesTable {
   occurred_at: GeneratedTimestamp;
   received_at: GeneratedTimestamp;
   processed_at: Timestamp | null;
+  stm_entry_id: string | null;
+  importance: number | null;
+  importance_source: ImportanceSource | null;
+}
+
+export interface StmEntriesTable {
+  tenant_id: string;
+  id: string;
+  mind_id: string;
+  conversation_id: string;
+  content: string;
+  speaker: string | null;
+  message_ids: string[];
+  importance: number;
+  importance_source: ImportanceSource;
+  emotion: number;
+  association: number;
+  utility: number;
+  mentions: number;
+  rehearsal_count: Generated<number>;
+  decay_factor: number;
+  entered_at: Timestamp;
+  last_rehearsed_at: Timestamp;
+  position: ColumnType<number, number, number>;
+  chunk: ColumnType<{ items: string[]; pattern: string } | null, string | null, string | null>;
 }
 
 /** The database as the application sees it (hand-written, CONVENTIONS "Layout"). */
@@ -144,6 +175,7 @@ export interface DB {
   memories: MemoriesTable;
   memory_versions: MemoryVersionsTable;
   messages: MessagesTable;
+  stm_entries: StmEntriesTable;
 }
 
 export type Tenant = Selectable<TenantsTable>;
@@ -154,3 +186,5 @@ export type Memory = Selectable<MemoriesTable>;
 export type NewMemory = Insertable<MemoriesTable>;
 export type MemoryUpdate = Updateable<MemoriesTable>;
 export type MemoryVersion = Selectable<MemoryVersionsTable>;
+export type Message = Selectable<MessagesTable>;
+export type StmRow = Selectable<StmEntriesTable>;

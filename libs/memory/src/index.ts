@@ -4,3 +4,4 @@ export * from './tags';
 export * from './duration';
 export * from './content-hash';
 export * from './recall-format';
+export * from './lifecycle';

@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
-import { MemoriesRepository, MemoryVersionsRepository, TenantDb, type MemoryFilter, type SearchMode } from '@engram/db';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '@engram/config';
+import { LifecycleSettings, MemoriesRepository, MemoryVersionsRepository, TenantDb, type MemoryFilter, type SearchMode } from '@engram/db';
 import { formatRecall, normalizeTags, parseDuration, type MemoryCategory, type MemoryPriority } from '@engram/memory';
 import { AppError } from '../common/app-error';
 import { decodeCursor, encodeCursor } from '../common/ids';
@@ -20,6 +21,10 @@ export interface ListQuery {
  * Reads of memories: by id, lists, tag look-up, full-text search, expiring soon, history and
  * the plain-text recall (seed 002). Expired memories are hidden from lists, search and recall
  * from their `expires_at` on; they stay in the database and remain readable by id.
+ *
+ * A GET by id, each search hit and each recall entry is an access (DESIGN §5): one set-based
+ * statement per request records them (count, due review, reinforcement, promotion). Lists,
+ * tag look-ups, history and retention views only look.
  */
 @Injectable()
 export class MemoryReadService {
@@ -28,13 +33,16 @@ export class MemoryReadService {
     private readonly minds: MindAccess,
     private readonly memories: MemoriesRepository,
     private readonly versions: MemoryVersionsRepository,
+    private readonly settings: LifecycleSettings,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** @throws AppError 404 */
+  /** One memory, after recording this read as an access. @throws AppError 404 */
   async get(scope: MemoryScope, id: string) {
-    const row = await this.tenantDb.run(scope.tenantId, async (tx) => {
+    const config = await this.settings.forTenant(scope.tenantId);
+    const [row] = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
-      return this.memories.findById(tx, scope.mindId, id);
+      return this.memories.recordAccess(tx, scope.mindId, [id], this.clock.now(), config);
     });
     if (!row) throw AppError.notFound('memory');
     return memoryView(row);
@@ -47,7 +55,7 @@ export class MemoryReadService {
       category: query.category,
       priority: query.priority,
       tags: query.tag ? normalizeTags(query.tag) : undefined,
-      activeAt: query.include_expired ? undefined : new Date(),
+      activeAt: query.include_expired ? undefined : this.clock.now(),
     };
     const rows = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
@@ -63,24 +71,28 @@ export class MemoryReadService {
     scope: MemoryScope,
     query: { q: string; mode: SearchMode; category?: MemoryCategory; tag?: string[]; priority?: MemoryPriority; limit: number },
   ) {
+    const now = this.clock.now();
+    const config = await this.settings.forTenant(scope.tenantId);
     const filter: MemoryFilter = {
       category: query.category,
       priority: query.priority,
       tags: query.tag ? normalizeTags(query.tag) : undefined,
-      activeAt: new Date(),
+      activeAt: now,
     };
-    const hits = await this.tenantDb.run(scope.tenantId, async (tx) => {
+    const { hits, accessed } = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
-      return this.memories.search(tx, scope.mindId, query.q, query.mode, filter, query.limit);
+      const hits = await this.memories.search(tx, scope.mindId, query.q, query.mode, filter, query.limit, config.forgetting.forgotten_rank_factor);
+      const accessed = await this.memories.recordAccess(tx, scope.mindId, hits.map((h) => h.id), now, config);
+      return { hits, accessed: new Map(accessed.map((row) => [row.id, row])) };
     });
-    return { items: hits.map(({ score, ...row }) => ({ ...memoryView(row), score })) };
+    return { items: hits.map(({ score, ...row }) => ({ ...memoryView(accessed.get(row.id) ?? row), score })) };
   }
 
   /** Memories that expire within the window (`7d`, `12h`, ...), soonest first. */
   async expiring(scope: MemoryScope, query: { within: string; limit: number }) {
     const windowMs = parseDuration(query.within);
     if (windowMs === undefined) throw AppError.badField('within', 'must look like 30m, 12h, 7d or 2w');
-    const now = new Date();
+    const now = this.clock.now();
     const rows = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
       return this.memories.expiring(tx, scope.mindId, now, new Date(now.getTime() + windowMs), query.limit);
@@ -100,11 +112,13 @@ export class MemoryReadService {
 
   /** The mind's recall as plain text in seed 002's layout, at most `limit` entries. */
   async recall(scope: MemoryScope, query: { limit: number }): Promise<string> {
-    const now = new Date();
+    const now = this.clock.now();
+    const config = await this.settings.forTenant(scope.tenantId);
     return this.tenantDb.run(scope.tenantId, async (tx) => {
       const mind = await this.minds.require(tx, scope);
       const counts = await this.memories.recallCounts(tx, scope.mindId, now);
       const rows = await this.memories.recall(tx, scope.mindId, now, query.limit);
+      await this.memories.recordAccess(tx, scope.mindId, rows.map((r) => r.id), now, config);
       return formatRecall(
         { mindName: mind.name, total: counts.total, verified: counts.verified, unverified: counts.total - counts.verified },
         rows,

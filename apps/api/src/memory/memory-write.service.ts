@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '@engram/config';
 import {
+  LifecycleSettings,
   MemoriesRepository,
   MemoryVersionsRepository,
   TenantDb,
@@ -7,7 +9,19 @@ import {
   type MemoryUpdate,
   type TenantTx,
 } from '@engram/db';
-import { DEFAULT_MEMORY_TYPE, contentHash, normalizeTags, provenanceOf } from '@engram/memory';
+import { ImportanceScorer } from '@engram/llm';
+import {
+  DEFAULT_MEMORY_TYPE,
+  contentHash,
+  currentRetention,
+  emotionalEncoding,
+  encodeLifecycle,
+  normalizeTags,
+  provenanceOf,
+  reencodeLifecycle,
+  type ImportanceResult,
+  type LifecycleConfig,
+} from '@engram/memory';
 import { AppError } from '../common/app-error';
 import { newId } from '../common/ids';
 import type { UpdateMemoryInput, UpsertMemoryInput } from './memory.dto';
@@ -33,12 +47,21 @@ function canonical(value: unknown): string {
 
 const sameArray = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 const sameTime = (a: Date | null, b: Date | null) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
+const earliest = (a: Date, b: Date) => (a.getTime() <= b.getTime() ? a : b);
 
 /**
  * The change a write makes to a stored memory, or `undefined` when it changes nothing.
- * Omitted fields keep their stored values; provenance follows {@link provenanceOf}.
+ * Omitted fields keep their stored values; provenance follows {@link provenanceOf}; new content
+ * or a new importance re-encodes the lifecycle (libs/memory `reencodeLifecycle`).
  */
-function changeOf(current: MemoryRow, input: UpdateMemoryInput, scope: MemoryScope, now: Date): MemoryUpdate | undefined {
+function changeOf(
+  current: MemoryRow,
+  input: UpdateMemoryInput,
+  importance: ImportanceResult | undefined,
+  scope: MemoryScope,
+  now: Date,
+  config: LifecycleConfig,
+): MemoryUpdate | undefined {
   const content = input.content ?? current.content;
   const hash = input.content === undefined ? current.content_hash : contentHash(content);
   const provenance = provenanceOf(scope.writer, input.confidence, {
@@ -60,7 +83,9 @@ function changeOf(current: MemoryRow, input: UpdateMemoryInput, scope: MemorySco
     temporal_context: input.temporal_context ?? current.temporal_context,
     payload: input.payload ?? current.payload,
   };
+  const reimportance = importance && (hash !== current.content_hash || importance.score !== current.importance_score) ? importance : undefined;
   const unchanged =
+    !reimportance &&
     next.content_hash === current.content_hash &&
     sameArray(next.tags, current.tags) &&
     next.priority === current.priority &&
@@ -74,13 +99,30 @@ function changeOf(current: MemoryRow, input: UpdateMemoryInput, scope: MemorySco
     next.temporal_context === current.temporal_context &&
     canonical(next.payload) === canonical(current.payload);
   if (unchanged) return undefined;
-  return { ...next, payload: JSON.stringify(next.payload), version: current.version + 1, updated_at: now };
+  const update: MemoryUpdate = { ...next, payload: JSON.stringify(next.payload), version: current.version + 1, updated_at: now };
+  if (reimportance) {
+    const retentionNow =
+      current.current_retention === null || current.retention_at === null || current.strength_days === null
+        ? 0
+        : currentRetention(
+            { current_retention: current.current_retention, retention_at: current.retention_at, strength_days: current.strength_days, access_count: current.access_count },
+            now,
+            config,
+          );
+    Object.assign(
+      update,
+      reencodeLifecycle({ layer: current.layer, strength_days: current.strength_days, synaptic: current.synaptic_consolidated }, retentionNow, reimportance.score, now, config),
+      { importance_source: reimportance.path, emotional_weight: emotionalEncoding(content).weight },
+    );
+  }
+  return update;
 }
 
 /**
  * Writes of memories (seed 002 "메모리 라이프사이클"): upsert by (category, key), batch import,
  * update, verification, deletion. Every write that changes a memory records the new state in
- * `memory_versions`, in the same transaction.
+ * `memory_versions`, in the same transaction. Every new memory is scored and gets its layer,
+ * retention and review schedule (seed 001 §1-§2), on event time when it is an import.
  */
 @Injectable()
 export class MemoryWriteService {
@@ -89,6 +131,9 @@ export class MemoryWriteService {
     private readonly minds: MindAccess,
     private readonly memories: MemoriesRepository,
     private readonly versions: MemoryVersionsRepository,
+    private readonly settings: LifecycleSettings,
+    private readonly scorer: ImportanceScorer,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /**
@@ -97,9 +142,11 @@ export class MemoryWriteService {
    */
   async upsert(scope: MemoryScope, input: UpsertMemoryInput): Promise<{ memory: MemoryView; status: WriteStatus }> {
     this.checkSource(input, scope, 'source');
+    const config = await this.config(scope);
+    const importance = await this.importanceOf(input, config);
     const result = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
-      return this.upsertInTx(tx, scope, input, new Date());
+      return this.upsertInTx(tx, scope, input, importance, this.clock.now(), config);
     });
     return { memory: memoryView(result.memory), status: result.status };
   }
@@ -107,11 +154,17 @@ export class MemoryWriteService {
   /** Upserts up to 500 memories in one transaction: all are stored or none. */
   async batch(scope: MemoryScope, items: UpsertMemoryInput[]) {
     items.forEach((item, i) => this.checkSource(item, scope, `items[${i}].source`));
+    const config = await this.config(scope);
+    const scores: ImportanceResult[] = [];
+    // Scoring may call an LLM: a few at a time, and before the transaction holds a connection.
+    for (let i = 0; i < items.length; i += 8) {
+      scores.push(...(await Promise.all(items.slice(i, i + 8).map((item) => this.importanceOf(item, config)))));
+    }
     const results = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
-      const now = new Date();
+      const now = this.clock.now();
       const out: WriteResult[] = [];
-      for (const item of items) out.push(await this.upsertInTx(tx, scope, item, now));
+      for (const [i, item] of items.entries()) out.push(await this.upsertInTx(tx, scope, item, scores[i] as ImportanceResult, now, config));
       return out;
     });
     const count = (status: WriteStatus) => results.filter((r) => r.status === status).length;
@@ -131,11 +184,13 @@ export class MemoryWriteService {
 
   /** Changes fields of a memory by id. @throws AppError 404 */
   async update(scope: MemoryScope, id: string, input: UpdateMemoryInput): Promise<MemoryView> {
+    const config = await this.config(scope);
+    const importance = input.content !== undefined || input.importance !== undefined ? await this.importanceOf({ ...input, content: input.content }, config) : undefined;
     const memory = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
       const current = await this.memories.findById(tx, scope.mindId, id, { forUpdate: true });
       if (!current) throw AppError.notFound('memory');
-      return (await this.apply(tx, scope, current, input, new Date())).memory;
+      return (await this.apply(tx, scope, current, input, importance, this.clock.now(), config)).memory;
     });
     return memoryView(memory);
   }
@@ -150,7 +205,7 @@ export class MemoryWriteService {
       const verified = await this.memories.update(tx, scope.mindId, id, {
         verified: true,
         version: current.version + 1,
-        updated_at: new Date(),
+        updated_at: this.clock.now(),
       });
       await this.versions.record(tx, verified, 'verify', scope.actor);
       return verified;
@@ -167,8 +222,27 @@ export class MemoryWriteService {
     if (!deleted) throw AppError.notFound('memory');
   }
 
-  private async upsertInTx(tx: TenantTx, scope: MemoryScope, input: UpsertMemoryInput, now: Date): Promise<WriteResult> {
+  private config(scope: MemoryScope): Promise<LifecycleConfig> {
+    return this.settings.forTenant(scope.tenantId);
+  }
+
+  /** The caller's importance when given, else the scorer's (seed 001 §1). */
+  private async importanceOf(input: { content?: string; importance?: number; category?: string; priority?: UpsertMemoryInput['priority'] }, config: LifecycleConfig): Promise<ImportanceResult> {
+    if (input.importance !== undefined) return { score: input.importance, path: 'caller' };
+    return this.scorer.score(input.content ?? '', { category: input.category, priority: input.priority }, config);
+  }
+
+  private async upsertInTx(
+    tx: TenantTx,
+    scope: MemoryScope,
+    input: UpsertMemoryInput,
+    importance: ImportanceResult,
+    now: Date,
+    config: LifecycleConfig,
+  ): Promise<WriteResult> {
     const provenance = provenanceOf(scope.writer, input.confidence);
+    const occurredAt = input.occurred_at ? new Date(input.occurred_at) : now;
+    const lifecycle = encodeLifecycle({ importance: importance.score, bornAt: earliest(occurredAt, now) }, config);
     const inserted = await this.memories.insertIfAbsent(tx, {
       id: newId(),
       mind_id: scope.mindId,
@@ -180,13 +254,16 @@ export class MemoryWriteService {
       priority: input.priority ?? 'normal',
       ...provenance,
       expires_at: input.expires_at ?? null,
-      occurred_at: input.occurred_at ?? now,
+      occurred_at: occurredAt,
       created_at: now,
       updated_at: now,
       memory_type: input.memory_type ?? DEFAULT_MEMORY_TYPE[input.category],
       source_refs: input.source_refs ?? [],
       temporal_context: input.temporal_context ?? null,
       payload: JSON.stringify(input.payload ?? {}),
+      ...lifecycle,
+      importance_source: importance.path,
+      emotional_weight: emotionalEncoding(input.content).weight,
     });
     if (inserted) {
       await this.versions.record(tx, inserted, 'create', scope.actor);
@@ -195,11 +272,21 @@ export class MemoryWriteService {
     const current = await this.memories.findByKeyForUpdate(tx, scope.mindId, input.category, input.key);
     // Only possible if a concurrent request deleted it between the two statements.
     if (!current) throw new AppError('conflict', 'the memory changed while writing; retry');
-    return this.apply(tx, scope, current, input, now);
+    return this.apply(tx, scope, current, input, importance, now, config);
   }
 
-  private async apply(tx: TenantTx, scope: MemoryScope, current: MemoryRow, input: UpdateMemoryInput, now: Date): Promise<WriteResult> {
-    const change = changeOf(current, input, scope, now);
+  private async apply(
+    tx: TenantTx,
+    scope: MemoryScope,
+    current: MemoryRow,
+    input: UpdateMemoryInput,
+    importance: ImportanceResult | undefined,
+    now: Date,
+    config: LifecycleConfig,
+  ): Promise<WriteResult> {
+    // A scorer's opinion of unchanged content is not news: only the caller's importance counts then.
+    const relevant = importance && (importance.path === 'caller' || (input.content !== undefined && contentHash(input.content) !== current.content_hash)) ? importance : undefined;
+    const change = changeOf(current, input, relevant, scope, now, config);
     if (!change) return { memory: current, status: 'unchanged' };
     const memory = await this.memories.update(tx, scope.mindId, current.id, change);
     await this.versions.record(tx, memory, 'update', scope.actor);

@@ -59,6 +59,12 @@ const payload = z
 /** Fields a writer may set on a memory besides its identity (category, key). */
 const writableFields = {
   content,
+  /** The caller's importance (0..1); when absent the scorer decides (seed 001 §1). */
+  importance: z
+    .number({ message: 'must be a number from 0 to 1' })
+    .min(0, { message: 'must be from 0 to 1' })
+    .max(1, { message: 'must be from 0 to 1' })
+    .optional(),
   tags: tags.optional(),
   priority: priority.optional(),
   confidence: confidence.optional(),
@@ -207,6 +213,11 @@ export const MemoryViewSchema = z.object({
   source_refs: z.array(z.string()),
   content_hash: z.string(),
   embedding_model: z.string().nullable(),
+  retention_at: nullableDate,
+  importance_source: z.enum(['caller', 'llm', 'llm_regex', 'rules']).nullable(),
+  emotional_weight: z.number().nullable(),
+  hippocampus_dependency: z.number(),
+  synaptic_consolidated: z.boolean(),
 });
 export class MemoryViewDto extends createZodDto(MemoryViewSchema) {}
 

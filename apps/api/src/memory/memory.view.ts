@@ -15,6 +15,7 @@ export function memoryView(row: MemoryRow) {
     next_review: iso(row.next_review),
     last_accessed: iso(row.last_accessed),
     forgotten_at: iso(row.forgotten_at),
+    retention_at: iso(row.retention_at),
   };
 }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
-import type { MemoryCategory, MemoryPriority } from '@engram/memory';
+import type { LifecycleConfig, MemoryCategory, MemoryPriority } from '@engram/memory';
+import { accessSetSql } from '../lifecycle-sql';
 import type { TenantTx } from '../tenant-db';
 import type { DB, Memory, MemoryUpdate, NewMemory } from '../schema';
 
@@ -45,6 +46,11 @@ export const MEMORY_COLUMNS = [
   'source_refs',
   'content_hash',
   'embedding_model',
+  'retention_at',
+  'importance_source',
+  'emotional_weight',
+  'hippocampus_dependency',
+  'synaptic_consolidated',
 ] as const;
 
 export type MemoryRow = Pick<Memory, (typeof MEMORY_COLUMNS)[number]>;
@@ -141,6 +147,33 @@ export class MemoriesRepository {
       .executeTakeFirstOrThrow();
   }
 
+  /**
+   * Records one access of each memory (DESIGN §5 "On access"): access count, due review and its
+   * reinforcement, re-anchored retention, promotion; one statement for all of them, rows locked
+   * in id order so concurrent requests cannot deadlock. @returns the memories after the access.
+   */
+  recordAccess(tx: TenantTx, mindId: string, ids: readonly string[], now: Date, config: LifecycleConfig): Promise<MemoryRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return tx.trx
+      .with('locked', (db) =>
+        db
+          .selectFrom('memories')
+          .select('id as locked_id')
+          .where('tenant_id', '=', tx.tenantId)
+          .where('mind_id', '=', mindId)
+          .where('id', 'in', [...ids])
+          .orderBy('id')
+          .forUpdate(),
+      )
+      .updateTable('memories')
+      .set(accessSetSql(config, now))
+      .from('locked')
+      .whereRef('memories.id', '=', 'locked.locked_id')
+      .where('memories.tenant_id', '=', tx.tenantId)
+      .returning(MEMORY_COLUMNS)
+      .execute();
+  }
+
   /** @returns whether the memory existed. Its versions go with it (cascade). */
   async delete(tx: TenantTx, mindId: string, id: string): Promise<boolean> {
     const result = await tx.trx
@@ -182,10 +215,12 @@ export class MemoriesRepository {
     mode: SearchMode,
     filter: MemoryFilter,
     limit: number,
+    forgottenFactor = 1,
   ): Promise<SearchHit[]> {
     const query = tsQuery(q, mode);
     const rows = await applyFilter(this.scoped(tx, mindId), filter)
-      .select(sql<number>`ts_rank(search_vector, ${query})`.as('score'))
+      // Soft-forgotten memories still answer, ranked down (DESIGN §5: ×0.1).
+      .select(sql<number>`ts_rank(search_vector, ${query}) * (case when forgotten_at is null then 1 else ${forgottenFactor}::float8 end)`.as('score'))
       .where(sql<boolean>`search_vector @@ ${query}`)
       .orderBy('score', 'desc')
       .orderBy('id', 'desc')

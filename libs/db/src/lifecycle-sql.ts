@@ -1,0 +1,53 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { LifecycleConfig } from '@engram/memory';
+
+/**
+ * SQL forms of the lifecycle formulas of libs/memory, over the columns of `memories`. They call
+ * the SQL functions of migration 20261129200000 (engram_effective_strength, engram_retention_at,
+ * engram_next_review_after); test/lifecycle-sql.test.ts checks them against the TypeScript
+ * functions on random rows.
+ */
+
+/** S_eff of the row (days). */
+export function effectiveStrengthSql(config: LifecycleConfig): RawBuilder<number> {
+  const r = config.retention;
+  return sql<number>`engram_effective_strength(strength_days, access_count, ${r.access_reinforcement}::float8, ${r.access_cap}::float8)`;
+}
+
+/** Retention of the row at `now` (0..1); rows without lifecycle fields count as fully retained. */
+export function retentionNowSql(config: LifecycleConfig, now: Date): RawBuilder<number> {
+  return sql<number>`coalesce(engram_retention_at(current_retention, retention_at, ${effectiveStrengthSql(config)}, ${now}::timestamptz), 1)`;
+}
+
+/** The instant a row's life began: its event time if that is earlier than its creation. */
+export const bornAtSql = sql<Date>`least(occurred_at, created_at)`;
+
+/**
+ * The SET clause of one access (libs/memory `applyAccess`), every expression over the row's
+ * own columns so that concurrent accesses of one memory serialise on its row lock and none is lost.
+ */
+export function accessSetSql(config: LifecycleConfig, now: Date) {
+  const rNow = retentionNowSql(config, now);
+  const due = sql<boolean>`(next_review is not null and ${now}::timestamptz >= next_review)`;
+  const reinforced = sql<number>`least(1, ${rNow} + ${config.review.reinforcement}::float8 * (1 - ${rNow}))`;
+  const newR = sql<number>`(case when ${due} then ${reinforced} else ${rNow} end)`;
+  const p = config.promotion;
+  const promote = sql<boolean>`(layer <> 'long_term' and (
+      access_count + 1 >= ${p.access_count}::int
+      or ${now}::timestamptz - ${bornAtSql} > make_interval(secs => ${p.age_hours * 3600}::float8)
+      or coalesce(importance_score, 0) >= ${p.importance}::float8))`;
+  const c = config.retention.coefficients;
+  const upRatio = sql<number>`(case layer when 'working' then ${c.short_term / c.working}::float8 else ${c.long_term / c.short_term}::float8 end)`;
+  return {
+    access_count: sql<number>`access_count + 1`,
+    last_accessed: sql<Date>`${now}::timestamptz`,
+    current_retention: sql<number>`(case when current_retention is null then null else ${newR} end)`,
+    retention_at: sql<Date>`(case when current_retention is null then retention_at else ${now}::timestamptz end)`,
+    review_count: sql<number>`review_count + (case when ${due} then 1 else 0 end)`,
+    last_reviewed: sql<Date>`(case when ${due} then ${now}::timestamptz else last_reviewed end)`,
+    next_review: sql<Date>`(case when ${due} then engram_next_review_after(review_schedule, ${now}::timestamptz) else next_review end)`,
+    layer: sql<'working' | 'short_term' | 'long_term'>`(case when ${promote} then (case layer when 'working' then 'short_term' else 'long_term' end) else layer end)`,
+    strength_days: sql<number>`(case when ${promote} and strength_days is not null then strength_days * ${upRatio} else strength_days end)`,
+    forgotten_at: sql<Date>`(case when ${promote} or ${newR} >= ${config.forgetting.soft_threshold}::float8 then null else forgotten_at end)`,
+  };
+}

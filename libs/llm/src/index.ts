@@ -1,0 +1,3 @@
+export * from './chat-client';
+export * from './importance-scorer';
+export * from './llm.module';

@@ -1,0 +1,74 @@
+import type { MemoryLayer } from '../memory.constants';
+import { layerRank, classifyLayer } from './layers';
+import type { LifecycleConfig } from './lifecycle-config';
+import { initialRetention, layerStrengthDays } from './retention';
+import { reviewSchedule } from './review';
+
+/** The lifecycle fields a memory is written with (seed 001 §2: classification and initialisation). */
+export interface EncodedLifecycle {
+  importance_score: number;
+  layer: MemoryLayer;
+  initial_retention: number;
+  current_retention: number;
+  retention_at: Date;
+  strength_days: number;
+  last_reviewed: Date;
+  review_schedule: Date[];
+  next_review: Date | null;
+  review_count: number;
+}
+
+/**
+ * Classification and parameter initialisation of a new memory (seed 001 §2): its layer from
+ * importance; initial and current retention `1.0 × importance` anchored at its birth; the
+ * strength of its layer (× the synaptic factor when it comes out of consolidation); the review
+ * schedule fixed from birth, with `next_review` its first slot (an import whose event time lies
+ * in the past has that slot due already, as if the time had passed).
+ *
+ * @param bornAt when its life began (the write, or the event time of an import; ≤ now)
+ */
+export function encodeLifecycle(
+  input: { importance: number; bornAt: Date; synaptic?: boolean },
+  config: LifecycleConfig,
+): EncodedLifecycle {
+  const layer = classifyLayer(input.importance, config);
+  const retention = initialRetention(input.importance, config);
+  const schedule = reviewSchedule(input.bornAt, input.importance, config);
+  return {
+    importance_score: input.importance,
+    layer,
+    initial_retention: retention,
+    current_retention: retention,
+    retention_at: input.bornAt,
+    strength_days: layerStrengthDays(layer, config) * (input.synaptic ? config.consolidation.synaptic_factor : 1),
+    last_reviewed: input.bornAt,
+    review_schedule: schedule,
+    // An import's slots that passed before `now` collapse into one review, due at the next access.
+    next_review: schedule[0] ?? null,
+    review_count: 0,
+  };
+}
+
+/**
+ * Re-encoding when a memory's content or importance is rewritten: the new importance, the layer
+ * it classifies into unless the memory already sits higher (rewriting never demotes), and
+ * retention re-anchored at `now` to the higher of what was left and the new initial retention.
+ * The review schedule stays as fixed at creation.
+ */
+export function reencodeLifecycle(
+  current: { layer: MemoryLayer; strength_days: number | null; synaptic: boolean },
+  retentionNow: number,
+  importance: number,
+  now: Date,
+  config: LifecycleConfig,
+): Pick<EncodedLifecycle, 'importance_score' | 'layer' | 'current_retention' | 'retention_at' | 'strength_days'> {
+  const classified = classifyLayer(importance, config);
+  const layer = layerRank(classified) > layerRank(current.layer) ? classified : current.layer;
+  return {
+    importance_score: importance,
+    layer,
+    current_retention: Math.max(retentionNow, initialRetention(importance, config)),
+    retention_at: now,
+    strength_days: layerStrengthDays(layer, config) * (current.synaptic ? config.consolidation.synaptic_factor : 1),
+  };
+}

@@ -1,0 +1,227 @@
+import { z } from 'zod';
+
+/**
+ * Every parameter of the memory lifecycle, with the defaults of DESIGN §4-§5 (seeds 000 and
+ * 001). A tenant may override any of them (`PUT /v1/tenant/settings/lifecycle`); the effective
+ * config is the defaults deep-merged with those overrides, then validated as a whole.
+ */
+
+/** Strength presets (DESIGN §5): `S = base_strength_days × coefficient[layer]`, in days. */
+export const STRENGTH_PRESETS = {
+  /** Seed 001's numbers: base 0.1; working 0.5, short_term 1.5, long_term 2.0 (S = 0.05, 0.15, 0.2 days). */
+  seed: { base_strength_days: 0.1, coefficients: { working: 0.5, short_term: 1.5, long_term: 2.0 } },
+  /** The default: base 1.5; working 1, short_term 7, long_term 60 (S = 1.5 days, 10.5 days, 90 days). */
+  calibrated: { base_strength_days: 1.5, coefficients: { working: 1, short_term: 7, long_term: 60 } },
+} as const;
+export type StrengthPreset = keyof typeof STRENGTH_PRESETS;
+
+const unit = z.number().min(0).max(1);
+const positive = z.number().positive();
+const layerNumbers = z.object({ working: positive, short_term: positive, long_term: positive }).strict();
+
+export const lifecycleConfigSchema = z
+  .object({
+    importance: z
+      .object({
+        /** LLM path: six dimensions and their weights (seed 001 §1.1). */
+        weights: z
+          .object({ relevance: unit, novelty: unit, emotional_impact: unit, actionable: unit, factual: unit, personal: unit })
+          .strict(),
+        /** Rule engine (seed 001 §1.2). Lengths in characters. */
+        rules: z
+          .object({
+            long_content_chars: z.number().int().min(1),
+            long_content_bonus: unit,
+            medium_content_chars: z.number().int().min(1),
+            medium_content_bonus: unit,
+            keyword_bonus: unit,
+            question_bonus: unit,
+            exclamation_bonus: unit,
+            high_priority_bonus: unit,
+            medium_priority_bonus: unit,
+          })
+          .strict(),
+        /** Words that mark importance; English matched as whole words, Korean as substrings. */
+        keywords: z.array(z.string().min(1).max(64)).max(500),
+      })
+      .strict(),
+    layers: z.object({ long_term_threshold: unit, short_term_threshold: unit }).strict(),
+    retention: z
+      .object({
+        preset: z.enum(['seed', 'calibrated']),
+        /** `initial_retention = initial_retention × importance` (seed 001 §2.2.1). */
+        initial_retention: unit,
+        base_strength_days: positive,
+        coefficients: layerNumbers,
+        /** `S_eff = S·(1 + access_reinforcement·ln(1 + access_count))`, at most `access_cap·S`. */
+        access_reinforcement: z.number().min(0).max(10),
+        access_cap: z.number().min(1).max(100),
+      })
+      .strict(),
+    review: z
+      .object({
+        /** Base review intervals, hours (seed 001 §2.2.3). */
+        base_intervals_hours: z.array(positive).min(1).max(20),
+        /** `interval × (1 − importance × importance_factor)`. */
+        importance_factor: unit,
+        min_interval_hours: positive,
+        /** On a due review: `R ← min(1, R + reinforcement·(1 − R))`. */
+        reinforcement: unit,
+      })
+      .strict(),
+    promotion: z.object({ access_count: z.number().int().min(1), age_hours: positive, importance: unit }).strict(),
+    forgetting: z
+      .object({
+        soft_threshold: unit,
+        eviction_threshold: unit,
+        /** Search rank multiplier of a soft-forgotten memory. */
+        forgotten_rank_factor: unit,
+      })
+      .strict(),
+    consolidation: z
+      .object({
+        weights: z.object({ repetition: unit, importance: unit, emotion: unit, association: unit, utility: unit }).strict(),
+        threshold: unit,
+        triggers: z.object({ repetition: z.number().int().min(1), importance: unit, emotion: unit }).strict(),
+        stm_min_seconds: z.number().min(0),
+        stm_max_seconds: positive,
+        sleep_cycle_min_seconds: z.number().min(0),
+        /** Synaptic consolidation: strength × synaptic_factor once, within synaptic_window_hours. */
+        synaptic_factor: z.number().min(1).max(10),
+        synaptic_window_hours: positive,
+        /** Word-set similarity (0..1) at which a new episode reinforces an existing memory instead. */
+        near_duplicate_similarity: unit,
+      })
+      .strict(),
+    stm: z
+      .object({
+        /** Attention (seed 000 sensory register → STM): salience = max(importance, emotion, utility). */
+        attention_threshold: unit,
+        /** Messages with fewer content words are chatter and do not enter STM. */
+        attention_min_words: z.number().int().min(0).max(50),
+        capacity: z.number().int().min(5).max(9),
+        initial_decay_factor: unit,
+        rehearsal_factor: z.number().min(1).max(2),
+        chunk_max_items: z.number().int().min(2).max(9),
+      })
+      .strict(),
+    systems: z
+      .object({
+        neocortex_age_days: positive,
+        hippocampus_factor: unit,
+        abstraction_level: z.number().min(1).max(5),
+        context_dependency: unit,
+        generalization: unit,
+      })
+      .strict(),
+    tiers: z.object({ hot: positive, warm: positive, cold: positive, grace_days: z.number().min(0) }).strict(),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.layers.short_term_threshold > c.layers.long_term_threshold) {
+      ctx.addIssue({ code: 'custom', path: ['layers', 'short_term_threshold'], message: 'must not exceed long_term_threshold' });
+    }
+    if (c.forgetting.eviction_threshold > c.forgetting.soft_threshold) {
+      ctx.addIssue({ code: 'custom', path: ['forgetting', 'eviction_threshold'], message: 'must not exceed soft_threshold' });
+    }
+    if (!(c.tiers.hot > c.tiers.warm && c.tiers.warm > c.tiers.cold)) {
+      ctx.addIssue({ code: 'custom', path: ['tiers'], message: 'must satisfy hot > warm > cold' });
+    }
+    if (c.consolidation.stm_min_seconds > c.consolidation.stm_max_seconds) {
+      ctx.addIssue({ code: 'custom', path: ['consolidation', 'stm_min_seconds'], message: 'must not exceed stm_max_seconds' });
+    }
+    const intervals = c.review.base_intervals_hours;
+    if (intervals.some((h, i) => i > 0 && h <= (intervals[i - 1] ?? 0))) {
+      ctx.addIssue({ code: 'custom', path: ['review', 'base_intervals_hours'], message: 'must increase strictly' });
+    }
+  });
+
+export type LifecycleConfig = z.infer<typeof lifecycleConfigSchema>;
+
+/** Importance keywords: seed 001's rule-engine list, in English and Korean. */
+export const IMPORTANCE_KEYWORDS = [
+  'important', 'critical', 'urgent', 'remember', 'note', 'preference', 'like', 'dislike', 'hate', 'love',
+  'password', 'secret', 'private', 'confidential',
+  '중요', '치명적', '긴급', '기억', '메모', '선호', '좋아', '싫어', '미워', '사랑',
+  '비밀번호', '비밀', '사적', '기밀',
+];
+
+/** DESIGN §4-§5 defaults, strength preset `calibrated`. */
+export const DEFAULT_LIFECYCLE: LifecycleConfig = {
+  importance: {
+    weights: { relevance: 0.3, novelty: 0.2, emotional_impact: 0.15, actionable: 0.15, factual: 0.1, personal: 0.1 },
+    rules: {
+      long_content_chars: 100,
+      long_content_bonus: 0.1,
+      medium_content_chars: 50,
+      medium_content_bonus: 0.05,
+      keyword_bonus: 0.1,
+      question_bonus: 0.05,
+      exclamation_bonus: 0.05,
+      high_priority_bonus: 0.2,
+      medium_priority_bonus: 0.1,
+    },
+    keywords: IMPORTANCE_KEYWORDS,
+  },
+  layers: { long_term_threshold: 0.8, short_term_threshold: 0.6 },
+  retention: {
+    preset: 'calibrated',
+    initial_retention: 1.0,
+    base_strength_days: STRENGTH_PRESETS.calibrated.base_strength_days,
+    coefficients: { ...STRENGTH_PRESETS.calibrated.coefficients },
+    access_reinforcement: 0.3,
+    access_cap: 3,
+  },
+  review: { base_intervals_hours: [1, 6, 24, 72, 168], importance_factor: 0.3, min_interval_hours: 0.5, reinforcement: 0.3 },
+  promotion: { access_count: 3, age_hours: 24, importance: 0.6 },
+  forgetting: { soft_threshold: 0.3, eviction_threshold: 0.1, forgotten_rank_factor: 0.1 },
+  consolidation: {
+    weights: { repetition: 0.2, importance: 0.3, emotion: 0.2, association: 0.15, utility: 0.15 },
+    threshold: 0.65,
+    triggers: { repetition: 3, importance: 0.7, emotion: 0.8 },
+    stm_min_seconds: 30,
+    stm_max_seconds: 1800,
+    sleep_cycle_min_seconds: 300,
+    synaptic_factor: 1.5,
+    synaptic_window_hours: 6,
+    near_duplicate_similarity: 0.85,
+  },
+  stm: { attention_threshold: 0.1, attention_min_words: 2, capacity: 7, initial_decay_factor: 0.85, rehearsal_factor: 1.1, chunk_max_items: 5 },
+  systems: { neocortex_age_days: 30, hippocampus_factor: 0.8, abstraction_level: 3, context_dependency: 0.5, generalization: 0.7 },
+  tiers: { hot: 10, warm: 1, cold: 0.1, grace_days: 1 },
+};
+
+/** A tenant's overrides: any subset of the config, nested objects partial too. */
+export type LifecycleOverrides = { [K in keyof LifecycleConfig]?: Partial<LifecycleConfig[K]> & Record<string, unknown> };
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function deepMerge(base: unknown, patch: unknown): unknown {
+  if (!isPlainObject(base) || !isPlainObject(patch)) return patch === undefined ? base : patch;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(patch)) out[k] = deepMerge(base[k], v);
+  return out;
+}
+
+/**
+ * The effective config for a tenant's overrides. Choosing a `retention.preset` brings that
+ * preset's base strength and coefficients, unless the overrides also set those.
+ *
+ * @returns the config, or the zod error naming each bad path (e.g. `retention.access_cap`).
+ */
+export function resolveLifecycle(overrides: unknown): z.ZodSafeParseResult<LifecycleConfig> {
+  let merged = deepMerge(DEFAULT_LIFECYCLE, overrides ?? {});
+  const preset = (overrides as { retention?: { preset?: unknown } } | undefined)?.retention?.preset;
+  if (preset === 'seed' || preset === 'calibrated') {
+    const r = (overrides as { retention: Record<string, unknown> }).retention;
+    merged = deepMerge(merged, {
+      retention: {
+        base_strength_days: r.base_strength_days ?? STRENGTH_PRESETS[preset].base_strength_days,
+        coefficients: deepMerge({ ...STRENGTH_PRESETS[preset].coefficients }, r.coefficients ?? {}),
+      },
+    });
+  }
+  return lifecycleConfigSchema.safeParse(merged);
+}

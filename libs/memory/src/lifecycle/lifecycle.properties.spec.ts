@@ -1,0 +1,169 @@
+import fc from 'fast-check';
+import { MEMORY_LAYERS, MEMORY_PRIORITIES } from '../memory.constants';
+import { applyAccess, currentRetention, type RetentionState } from './access';
+import { consolidationScore } from './consolidation';
+import { layerRank } from './layers';
+import { DEFAULT_LIFECYCLE, resolveLifecycle, type LifecycleConfig } from './lifecycle-config';
+import { layerStrengthDays } from './retention';
+import { reviewIntervalsHours, reviewSchedule } from './review';
+import { admitToStm, entryStrength, type StmEntry } from './stm';
+import { tierOf } from './tiers';
+
+const presets: LifecycleConfig[] = (['seed', 'calibrated'] as const).map((preset) => {
+  const r = resolveLifecycle({ retention: { preset } });
+  if (!r.success) throw r.error;
+  return r.data;
+});
+
+const T0 = new Date('2026-01-01T00:00:00Z').getTime();
+const unit = fc.double({ min: 0, max: 1, noNaN: true });
+const hours = (max: number) => fc.double({ min: 0, max, noNaN: true });
+
+const arbState = fc
+  .record({
+    config: fc.constantFrom(...presets),
+    importance: unit,
+    layer: fc.constantFrom(...MEMORY_LAYERS),
+    priority: fc.constantFrom(...MEMORY_PRIORITIES),
+    retention: unit,
+    anchorHours: hours(2000),
+    access: fc.nat(1000),
+    reviews: fc.nat(5),
+    forgotten: fc.boolean(),
+  })
+  .map(({ config, importance, layer, priority, retention, anchorHours, access, reviews, forgotten }) => {
+    const born = new Date(T0);
+    const schedule = reviewSchedule(born, importance, config);
+    const state: RetentionState = {
+      importance_score: importance,
+      layer,
+      priority,
+      current_retention: retention,
+      retention_at: new Date(T0 + anchorHours * 3_600_000),
+      strength_days: layerStrengthDays(layer, config),
+      access_count: access,
+      last_accessed: null,
+      last_reviewed: born,
+      review_schedule: schedule,
+      next_review: schedule[reviews] ?? null,
+      review_count: reviews,
+      forgotten_at: forgotten ? born : null,
+      born_at: born,
+    };
+    return { config, state };
+  });
+
+describe('lifecycle properties (fast-check)', () => {
+  it('retention stays in [0,1] and never rises without an access', () => {
+    fc.assert(
+      fc.property(arbState, hours(5000), hours(5000), ({ config, state }, a, b) => {
+        const [early, late] = a <= b ? [a, b] : [b, a];
+        const r1 = currentRetention(state, new Date(T0 + early * 3_600_000), config);
+        const r2 = currentRetention(state, new Date(T0 + late * 3_600_000), config);
+        expect(r1).toBeGreaterThanOrEqual(0);
+        expect(r1).toBeLessThanOrEqual(1);
+        expect(r2).toBeLessThanOrEqual(r1);
+      }),
+    );
+  });
+
+  it('an access never lowers retention, and promotion never demotes', () => {
+    fc.assert(
+      fc.property(arbState, hours(5000), ({ config, state }, at) => {
+        const now = new Date(T0 + at * 3_600_000);
+        const before = currentRetention(state, now, config);
+        const after = applyAccess(state, now, config);
+        expect(after.current_retention).toBeGreaterThanOrEqual(before);
+        expect(after.current_retention).toBeLessThanOrEqual(1);
+        expect(layerRank(after.layer)).toBeGreaterThanOrEqual(layerRank(state.layer));
+        expect(after.access_count).toBe(state.access_count + 1);
+        expect(after.review_count - state.review_count).toBeGreaterThanOrEqual(0);
+        expect(after.review_count - state.review_count).toBeLessThanOrEqual(1);
+      }),
+    );
+  });
+
+  it('review intervals increase and respect the 0.5 h floor', () => {
+    fc.assert(
+      fc.property(unit, fc.constantFrom(...presets), (importance, config) => {
+        const intervals = reviewIntervalsHours(importance, config);
+        intervals.forEach((h, i) => {
+          expect(h).toBeGreaterThanOrEqual(0.5);
+          if (i > 0) expect(h).toBeGreaterThan(intervals[i - 1] as number);
+        });
+      }),
+    );
+  });
+
+  it('the consolidation score stays in [0,1] and grows with each signal', () => {
+    fc.assert(
+      fc.property(unit, unit, unit, unit, unit, unit, (repetition, importance, emotion, association, utility, bump) => {
+        const base = { repetition, importance, emotion, association, utility };
+        const s = consolidationScore(base, DEFAULT_LIFECYCLE);
+        expect(s).toBeGreaterThanOrEqual(0);
+        expect(s).toBeLessThanOrEqual(1);
+        expect(consolidationScore({ ...base, importance: Math.min(1, importance + bump) }, DEFAULT_LIFECYCLE)).toBeGreaterThanOrEqual(s);
+      }),
+    );
+  });
+
+  it('more accesses never put a memory in a colder tier', () => {
+    const order = ['archive', 'cold', 'warm', 'hot'];
+    fc.assert(
+      fc.property(fc.nat(10_000), fc.nat(10_000), hours(24 * 400), (a, b, ageHours) => {
+        const now = new Date(T0 + ageHours * 3_600_000);
+        const [lo, hi] = a <= b ? [a, b] : [b, a];
+        expect(order.indexOf(tierOf(hi, new Date(T0), now, DEFAULT_LIFECYCLE))).toBeGreaterThanOrEqual(
+          order.indexOf(tierOf(lo, new Date(T0), now, DEFAULT_LIFECYCLE)),
+        );
+      }),
+    );
+  });
+
+  it('the STM buffer never exceeds its capacity, and what leaves is the weakest', () => {
+    const arbEntry = fc.record({
+      content: fc.constantFrom('a b', 'call mom tomorrow', 'the deploy failed again', 'I love jazz', 'meeting at 3 pm', 'x'),
+      speaker: fc.constantFrom('ann', 'bob', null),
+      importance: unit,
+      emotion: unit,
+      utility: unit,
+      ageMinutes: fc.nat(29),
+    });
+    fc.assert(
+      fc.property(fc.array(arbEntry, { minLength: 1, maxLength: 30 }), fc.integer({ min: 5, max: 9 }), (items, capacity) => {
+        const config = { ...DEFAULT_LIFECYCLE, stm: { ...DEFAULT_LIFECYCLE.stm, capacity } };
+        const now = new Date(T0 + 3_600_000);
+        let buffer: StmEntry[] = [];
+        let n = 0;
+        for (const item of items) {
+          const at = new Date(now.getTime() - item.ageMinutes * 60_000);
+          const entry: StmEntry = {
+            id: `e${n++}`,
+            content: item.content,
+            speaker: item.speaker,
+            message_ids: [`m${n}`],
+            importance: item.importance,
+            emotion: item.emotion,
+            association: 0,
+            utility: item.utility,
+            mentions: 1,
+            rehearsal_count: 0,
+            decay_factor: 0.85,
+            entered_at: at,
+            last_rehearsed_at: at,
+            chunk: null,
+          };
+          const before = buffer;
+          const result = admitToStm(buffer, entry, now, config, () => `c${n++}`);
+          for (const { entry: out } of result.evicted) {
+            const remaining = before.filter((e) => e.id !== out.id && result.buffer.some((b) => b.id === e.id));
+            for (const other of remaining) expect(entryStrength(out, now, config)).toBeLessThanOrEqual(entryStrength(other, now, config));
+          }
+          buffer = result.buffer;
+          expect(buffer.length).toBeLessThanOrEqual(capacity);
+          expect(buffer[buffer.length - 1]?.id).toBe(entry.id);
+        }
+      }),
+    );
+  });
+});

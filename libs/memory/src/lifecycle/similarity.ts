@@ -1,0 +1,21 @@
+const STOP_WORDS = new Set(
+  ('a an the and or but if then so to of in on at by for with from as is are was were be been being am i you he she it we they me him her us them ' +
+    'my your his its our their this that these those do does did have has had not no yes just very really too also can could will would shall should ' +
+    'what which who whom when where why how all any some there here about into over out up down off than oh ok okay yeah hey hi').split(' '),
+);
+
+/** Content words of a text: lower-cased letters and digits, stop words dropped. */
+export function contentWords(text: string): Set<string> {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return new Set(words.filter((w) => !STOP_WORDS.has(w) && (w.length > 1 || /\p{N}/u.test(w))));
+}
+
+/** Jaccard similarity of two texts' content words, 0..1 (1 = same words). */
+export function wordSimilarity(a: string | Set<string>, b: string | Set<string>): number {
+  const x = typeof a === 'string' ? contentWords(a) : a;
+  const y = typeof b === 'string' ? contentWords(b) : b;
+  if (x.size === 0 && y.size === 0) return 1;
+  let shared = 0;
+  for (const w of x) if (y.has(w)) shared += 1;
+  return shared / (x.size + y.size - shared);
+}

@@ -1,0 +1,171 @@
+import { consolidationScore, immediateTriggers, repetitionSignal } from './consolidation';
+import type { LifecycleConfig } from './lifecycle-config';
+import { contentWords, wordSimilarity } from './similarity';
+
+/** One entry of a conversation's short-term memory (seed 000 `stm_entry`). */
+export interface StmEntry {
+  id: string;
+  content: string;
+  speaker: string | null;
+  /** The inbound messages it holds (becomes `source_refs` on consolidation). */
+  message_ids: string[];
+  importance: number;
+  emotion: number;
+  association: number;
+  utility: number;
+  /** How many times it was mentioned (1 when it entered). */
+  mentions: number;
+  rehearsal_count: number;
+  /** Activation kept per minute without rehearsal (seed 000: starts at 0.85, ×1.1 per rehearsal). */
+  decay_factor: number;
+  entered_at: Date;
+  last_rehearsed_at: Date;
+  /** Set when this entry is a chunk of consecutive entries (seed 000 `chunking`). */
+  chunk: { items: string[]; pattern: string } | null;
+}
+
+/** The consolidation score of an entry (seed 000 weights). */
+export function entryScore(entry: StmEntry, config: LifecycleConfig): number {
+  return consolidationScore(
+    {
+      repetition: repetitionSignal(entry.mentions, config),
+      importance: entry.importance,
+      emotion: entry.emotion,
+      association: entry.association,
+      utility: entry.utility,
+    },
+    config,
+  );
+}
+
+/** Activation now: `decay_factor ^ minutes since the last rehearsal` (1 right after it). */
+export function activation(entry: StmEntry, now: Date): number {
+  const minutes = Math.max(0, now.getTime() - entry.last_rehearsed_at.getTime()) / 60_000;
+  return entry.decay_factor ** minutes;
+}
+
+/** How firmly an entry holds its place: its score × its activation. The weakest leaves first. */
+export function entryStrength(entry: StmEntry, now: Date, config: LifecycleConfig): number {
+  return entryScore(entry, config) * activation(entry, now);
+}
+
+/** The entry that a new mention repeats (content-word similarity ≥ the near-duplicate threshold). */
+export function findRepeated(buffer: readonly StmEntry[], content: string, config: LifecycleConfig): StmEntry | undefined {
+  const words = contentWords(content);
+  if (words.size === 0) return undefined;
+  let best: StmEntry | undefined;
+  let bestSimilarity = config.consolidation.near_duplicate_similarity;
+  for (const entry of buffer) {
+    const s = wordSimilarity(words, entry.content);
+    if (s >= bestSimilarity) {
+      best = entry;
+      bestSimilarity = s;
+    }
+  }
+  return best;
+}
+
+/** Seed 000 `rehearsal_loop`: rehearsal_count+1, decay factor ×1.1 (kept below 1), one more mention. */
+export function rehearse(entry: StmEntry, messageId: string, now: Date, config: LifecycleConfig): StmEntry {
+  return {
+    ...entry,
+    mentions: entry.mentions + 1,
+    rehearsal_count: entry.rehearsal_count + 1,
+    decay_factor: Math.min(0.99, entry.decay_factor * config.stm.rehearsal_factor),
+    last_rehearsed_at: now,
+    message_ids: entry.message_ids.includes(messageId) ? entry.message_ids : [...entry.message_ids, messageId],
+  };
+}
+
+function sharedPattern(a: StmEntry, b: StmEntry): string | null {
+  if (a.speaker && a.speaker === b.speaker) return `speaker:${a.speaker}`;
+  const x = contentWords(a.content);
+  const shared = [...contentWords(b.content)].filter((w) => x.has(w) && w.length > 3);
+  return shared.length > 0 ? `topic:${shared.slice(0, 3).join(',')}` : null;
+}
+
+/**
+ * Seed 000 `chunking`: the longest run (2 to 5) of consecutive, unchunked entries that share a
+ * pattern (one speaker, or a topic word) becomes one chunk entry, freeing places. The chunk keeps
+ * its pattern and holds the items' gist; its signals are the strongest of its items.
+ *
+ * @returns the buffer with the chunk in place of its items, or `undefined` when nothing chunks.
+ */
+export function chunkBuffer(buffer: readonly StmEntry[], newId: string, config: LifecycleConfig): StmEntry[] | undefined {
+  let best: { start: number; length: number; pattern: string } | undefined;
+  for (let start = 0; start < buffer.length - 1; start++) {
+    const first = buffer[start] as StmEntry;
+    if (first.chunk) continue;
+    const pattern = sharedPattern(first, buffer[start + 1] as StmEntry);
+    if (!pattern) continue;
+    let length = 2;
+    while (
+      length < config.stm.chunk_max_items &&
+      start + length < buffer.length &&
+      !(buffer[start + length] as StmEntry).chunk &&
+      sharedPattern(buffer[start + length - 1] as StmEntry, buffer[start + length] as StmEntry) === pattern
+    ) {
+      length += 1;
+    }
+    if (!(buffer[start + 1] as StmEntry).chunk && (!best || length > best.length)) best = { start, length, pattern };
+  }
+  if (!best) return undefined;
+  const items = buffer.slice(best.start, best.start + best.length);
+  const chunk: StmEntry = {
+    id: newId,
+    content: items.map((i) => i.content).join('\n'),
+    speaker: items.every((i) => i.speaker === items[0]?.speaker) ? (items[0]?.speaker ?? null) : null,
+    message_ids: items.flatMap((i) => i.message_ids),
+    importance: Math.max(...items.map((i) => i.importance)),
+    emotion: Math.max(...items.map((i) => i.emotion)),
+    association: Math.max(...items.map((i) => i.association)),
+    utility: Math.max(...items.map((i) => i.utility)),
+    mentions: Math.max(...items.map((i) => i.mentions)),
+    rehearsal_count: items.reduce((s, i) => s + i.rehearsal_count, 0),
+    decay_factor: Math.max(...items.map((i) => i.decay_factor)),
+    entered_at: new Date(Math.min(...items.map((i) => i.entered_at.getTime()))),
+    last_rehearsed_at: new Date(Math.max(...items.map((i) => i.last_rehearsed_at.getTime()))),
+    chunk: { items: items.map((i) => i.id), pattern: best.pattern },
+  };
+  return [...buffer.slice(0, best.start), chunk, ...buffer.slice(best.start + best.length)];
+}
+
+/** An entry leaving STM because the buffer was full, and whether it consolidates on the way out. */
+export interface StmEviction {
+  entry: StmEntry;
+  consolidate: boolean;
+}
+
+/**
+ * Puts a new entry into the buffer (seed 000 `add_memory`, Miller's 7±2). When the buffer is
+ * full, chunking is tried first; if nothing chunks, the weakest entry leaves, consolidated to
+ * long-term memory first when its score passes the threshold or it meets an immediate trigger.
+ */
+export function admitToStm(
+  buffer: readonly StmEntry[],
+  entry: StmEntry,
+  now: Date,
+  config: LifecycleConfig,
+  newChunkId: () => string,
+): { buffer: StmEntry[]; evicted: StmEviction[] } {
+  let next = [...buffer];
+  const evicted: StmEviction[] = [];
+  while (next.length >= config.stm.capacity) {
+    const chunked = chunkBuffer(next, newChunkId(), config);
+    if (chunked) {
+      next = chunked;
+      continue;
+    }
+    let weakest = 0;
+    for (let i = 1; i < next.length; i++) {
+      if (entryStrength(next[i] as StmEntry, now, config) < entryStrength(next[weakest] as StmEntry, now, config)) weakest = i;
+    }
+    const [out] = next.splice(weakest, 1) as [StmEntry];
+    evicted.push({
+      entry: out,
+      consolidate: entryScore(out, config) > config.consolidation.threshold || immediateTriggers(out, config).length > 0,
+    });
+  }
+  next.push(entry);
+  return { buffer: next, evicted };
+}
