@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { vector } from '@electric-sql/pglite-pgvector';
+import { Logger } from '@nestjs/common';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type DatabaseConnection } from 'kysely';
 import { Pool } from 'pg';
 import type { AppConfig } from '@engram/config';
@@ -47,6 +48,9 @@ async function becomeAppRole(connection: DatabaseConnection): Promise<void> {
 export async function openDatabase(config: AppConfig): Promise<DatabaseHandle> {
   if (config.DATABASE_URL) {
     const pool = new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX });
+    // An idle connection dropped by the server (restart, failover) must not crash the process;
+    // the pool replaces it and requests meanwhile answer 503.
+    pool.on('error', (error) => new Logger('Database').warn(`a pooled connection was lost: ${error.message}`));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, onCreateConnection: becomeAppRole }) });
     const handle: DatabaseHandle = { db, mode: 'postgres', applied: [], close: () => db.destroy() };
     await verifyDatabase(handle);

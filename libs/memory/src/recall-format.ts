@@ -55,7 +55,8 @@ export function compareRecall(a: RecallEntry, b: RecallEntry): number {
  */
 export function formatRecall(summary: RecallSummary, entries: readonly RecallEntry[]): string {
   const lines = [
-    `Mind: ${summary.mindName}`,
+    // Names are validated one-line; this keeps the header one line whatever is stored.
+    `Mind: ${summary.mindName.replace(/[\r\n\u2028\u2029]+/g, ' ')}`,
     `Memories: ${summary.total} total (${summary.verified} verified, ${summary.unverified} unverified)`,
   ];
   entries.forEach((entry, index) => {

@@ -1,7 +1,11 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { oneLine } from '../common/zod-fields';
 
-const email = z.email({ message: 'must be an e-mail address' }).max(320, { message: 'must be at most 320 characters' });
+const email = z
+  .email({ message: 'must be an e-mail address' })
+  .max(254, { message: 'must be at most 254 characters' })
+  .refine((e) => e.split('@')[0]!.length <= 64, { message: 'must have at most 64 characters before the @' });
 const password = z
   .string({ message: 'must be a string' })
   .min(8, { message: 'must be at least 8 characters' })
@@ -11,11 +15,7 @@ export const RegisterSchema = z
   .object({
     email,
     password,
-    tenant_name: z
-      .string({ message: 'must be a string' })
-      .trim()
-      .min(1, { message: 'must not be empty' })
-      .max(200, { message: 'must be at most 200 characters' }),
+    tenant_name: oneLine(200),
   })
   .strict();
 export class RegisterDto extends createZodDto(RegisterSchema) {}

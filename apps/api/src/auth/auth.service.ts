@@ -15,6 +15,9 @@ import { newId } from '../common/ids';
 import type { UserClaims } from './jwt.strategy';
 import type { UserPrincipal } from './principal';
 
+const emailTaken = () =>
+  new AppError('conflict', 'email: is already registered; log in instead', [{ field: 'email', message: 'is already registered; log in instead' }]);
+
 // Verified when the e-mail is unknown, so a wrong address costs as long as a wrong password.
 const DUMMY_HASH = argon2.hash('engram-timing-equaliser');
 
@@ -49,7 +52,7 @@ export class AuthService {
    */
   async register(input: { email: string; password: string; tenant_name: string }) {
     const existing = await this.tenantDb.runWithoutTenant((db) => this.users.findCredentialsByEmail(db, input.email));
-    if (existing) throw new AppError('conflict', 'email: is already registered; log in instead');
+    if (existing) throw emailTaken();
     const passwordHash = await argon2.hash(input.password, { type: argon2.argon2id });
     const tenantId = newId();
     try {
@@ -65,9 +68,7 @@ export class AuthService {
       });
       return { token: await this.sign(user), user: userView(user), tenant: tenantView(tenant) };
     } catch (error) {
-      if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) {
-        throw new AppError('conflict', 'email: is already registered; log in instead');
-      }
+      if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) throw emailTaken();
       throw error;
     }
   }

@@ -2,17 +2,30 @@ import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import { json, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { AppError } from './app-error';
+import { inputProblem } from './input-hygiene';
 
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function unsupportedMedia(field: string, rule: string): AppError {
+  return new AppError('unsupported_media_type', `${field}: ${rule}`, [{ field, message: rule }]);
+}
+
 /**
- * Request bodies are JSON, parsed here (not by Express) so that every parse failure reaches the
- * global filter and answers like any other bad input:
- * - a body that is not valid JSON → 400 naming `body`; of another Content-Type → 415;
+ * Request bodies are JSON, parsed here (not by Express) so that every failure answers like any
+ * other bad input, never 500:
+ * - Content-Type other than application/json, or a charset other than utf-8 → 415;
+ * - Content-Encoding other than gzip, deflate, br or identity → 415; a body that does not
+ *   decompress → 400 naming `Content-Encoding`;
+ * - bytes that are not UTF-8, text that is not JSON, or JSON that is not an object → 400 naming `body`;
  * - a body over `BODY_LIMIT` → 413;
+ * - text PostgreSQL cannot store or would alter (NUL, lone surrogates), non-finite numbers,
+ *   `__proto__` keys, or nesting deeper than 32 levels → 400 naming the field (also for query
+ *   parameters);
  * - no body at all → validated as `{}`, so an endpoint whose fields are all optional needs none.
  */
 @Injectable()
@@ -20,31 +33,69 @@ export class JsonBodyMiddleware implements NestMiddleware {
   private readonly parse: RequestHandler;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.parse = json({ limit: config.BODY_LIMIT });
+    this.parse = json({
+      limit: config.BODY_LIMIT,
+      strict: false,
+      verify: (_req, _res, buf) => {
+        try {
+          strictUtf8.decode(buf);
+        } catch {
+          throw Object.assign(new Error('not utf-8'), { type: 'engram.invalid.utf8' });
+        }
+      },
+    });
   }
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      this.parse(req, res, (error?: unknown) => (error ? reject(translate(error)) : resolve()));
-    });
-    if (req.body === undefined) {
-      if (hasBody(req) && !req.is('application/json')) {
-        const rule = 'must be application/json for a request body';
-        throw new AppError('unsupported_media_type', `Content-Type: ${rule}`, [{ field: 'Content-Type', message: rule }]);
+    this.checkQuery(req);
+    if (hasBody(req)) {
+      const type = req.headers['content-type'];
+      if (!type || !req.is('application/json')) throw unsupportedMedia('Content-Type', 'must be application/json for a request body');
+      const charset = /;\s*charset=("?)([^";]+)\1/i.exec(type)?.[2];
+      if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+        throw unsupportedMedia('Content-Type', 'charset must be utf-8');
       }
-      req.body = {};
+      await new Promise<void>((resolve, reject) => {
+        this.parse(req, res, (error?: unknown) => (error ? reject(translate(error, req)) : resolve()));
+      });
+      if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+        throw AppError.badField('body', 'must be a JSON object');
+      }
+      const problem = inputProblem(req.body, '');
+      if (problem) throw AppError.badField(problem.field || 'body', problem.message);
     }
+    if (req.body === undefined) req.body = {};
     next();
+  }
+
+  private checkQuery(req: Request): void {
+    const problem = inputProblem(req.query, '');
+    if (problem) throw AppError.badField(problem.field, problem.message);
   }
 }
 
-function translate(error: unknown): unknown {
-  const type = (error as { type?: unknown }).type;
-  if (type === 'entity.parse.failed') return AppError.badField('body', 'is not valid JSON');
-  if (type === 'entity.too.large') return new AppError('payload_too_large', 'body: is larger than the accepted limit (BODY_LIMIT)');
-  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
-    return AppError.badField('Content-Type', 'must use the utf-8 charset');
+function translate(error: unknown, req: Request): unknown {
+  const e = error as { type?: unknown; status?: unknown };
+  switch (e.type) {
+    case 'engram.invalid.utf8':
+      return AppError.badField('body', 'is not valid UTF-8');
+    case 'entity.parse.failed':
+      return AppError.badField('body', 'is not valid JSON');
+    case 'entity.too.large':
+      return new AppError('payload_too_large', 'body: is larger than the accepted limit (BODY_LIMIT)');
+    case 'encoding.unsupported':
+      return unsupportedMedia('Content-Encoding', 'must be gzip, deflate, br or identity');
+    case 'charset.unsupported':
+      return unsupportedMedia('Content-Type', 'charset must be utf-8');
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return AppError.badField('body', 'was not received whole');
   }
-  if (type === 'request.aborted' || type === 'request.size.invalid') return AppError.badField('body', 'was not received whole');
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+    // zlib errors while inflating a gzip/deflate/br body.
+    return req.headers['content-encoding']
+      ? AppError.badField('Content-Encoding', `the body does not decompress as ${String(req.headers['content-encoding'])}`)
+      : AppError.badField('body', 'could not be read');
+  }
   return error;
 }

@@ -17,6 +17,8 @@ function fieldName(path: readonly PropertyKey[], prefix?: string): string {
  */
 export function zodProblems(error: z.ZodError, prefix?: string): FieldProblem[] {
   const problems: FieldProblem[] = [];
+  // Not a ZodError: the schema itself failed on this input (it never should; still a 400, not a 500).
+  if (!Array.isArray((error as { issues?: unknown } | undefined)?.issues)) return [{ field: prefix ?? 'body', message: 'could not be validated' }];
   for (const issue of error.issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {

@@ -51,8 +51,9 @@ const earliest = (a: Date, b: Date) => (a.getTime() <= b.getTime() ? a : b);
 
 /**
  * The change a write makes to a stored memory, or `undefined` when it changes nothing.
- * Omitted fields keep their stored values; provenance follows {@link provenanceOf}; new content
- * or a new importance re-encodes the lifecycle (libs/memory `reencodeLifecycle`).
+ * Omitted fields keep their stored values (except that an upsert of an expired memory without
+ * `expires_at` clears the expiry); provenance follows {@link provenanceOf}; new content or a new
+ * importance re-encodes the lifecycle (libs/memory `reencodeLifecycle`).
  */
 function changeOf(
   current: MemoryRow,
@@ -61,8 +62,11 @@ function changeOf(
   scope: MemoryScope,
   now: Date,
   config: LifecycleConfig,
+  upsert: boolean,
 ): MemoryUpdate | undefined {
   const content = input.content ?? current.content;
+  // Storing an expired key again, without saying when it expires, brings it back.
+  const revive = upsert && input.expires_at === undefined && current.expires_at !== null && current.expires_at.getTime() <= now.getTime();
   const hash = input.content === undefined ? current.content_hash : contentHash(content);
   const provenance = provenanceOf(scope.writer, input.confidence, {
     source: current.source,
@@ -76,7 +80,7 @@ function changeOf(
     tags: input.tags ? normalizeTags(input.tags) : current.tags,
     priority: input.priority ?? current.priority,
     ...provenance,
-    expires_at: input.expires_at === undefined ? current.expires_at : input.expires_at === null ? null : new Date(input.expires_at),
+    expires_at: revive ? null : input.expires_at === undefined ? current.expires_at : input.expires_at === null ? null : new Date(input.expires_at),
     occurred_at: input.occurred_at ? new Date(input.occurred_at) : current.occurred_at,
     memory_type: input.memory_type ?? current.memory_type,
     source_refs: input.source_refs ?? current.source_refs,
@@ -190,7 +194,7 @@ export class MemoryWriteService {
       await this.minds.require(tx, scope);
       const current = await this.memories.findById(tx, scope.mindId, id, { forUpdate: true });
       if (!current) throw AppError.notFound('memory');
-      return (await this.apply(tx, scope, current, input, importance, this.clock.now(), config)).memory;
+      return (await this.apply(tx, scope, current, input, importance, this.clock.now(), config, false)).memory;
     });
     return memoryView(memory);
   }
@@ -272,7 +276,7 @@ export class MemoryWriteService {
     const current = await this.memories.findByKeyForUpdate(tx, scope.mindId, input.category, input.key);
     // Only possible if a concurrent request deleted it between the two statements.
     if (!current) throw new AppError('conflict', 'the memory changed while writing; retry');
-    return this.apply(tx, scope, current, input, importance, now, config);
+    return this.apply(tx, scope, current, input, importance, now, config, true);
   }
 
   private async apply(
@@ -283,10 +287,11 @@ export class MemoryWriteService {
     importance: ImportanceResult | undefined,
     now: Date,
     config: LifecycleConfig,
+    upsert: boolean,
   ): Promise<WriteResult> {
     // A scorer's opinion of unchanged content is not news: only the caller's importance counts then.
     const relevant = importance && (importance.path === 'caller' || (input.content !== undefined && contentHash(input.content) !== current.content_hash)) ? importance : undefined;
-    const change = changeOf(current, input, relevant, scope, now, config);
+    const change = changeOf(current, input, relevant, scope, now, config, upsert);
     if (!change) return { memory: current, status: 'unchanged' };
     const memory = await this.memories.update(tx, scope.mindId, current.id, change);
     await this.versions.record(tx, memory, 'update', scope.actor);

@@ -15,11 +15,9 @@ import {
   TAG_MAX_LENGTH,
 } from '@engram/memory';
 
+import { booleanParam, charLength, enumParam, isoDateTime, limitParam, once, oneLine, tagFilter, tagText, textParam } from '../common/zod-fields';
+
 // Field rules of seed 002, with messages that say the rule (the API answers `<field>: <rule>`).
-const isoDateTime = z.iso.datetime({
-  offset: true,
-  message: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-06-28T00:00:00Z',
-});
 
 const category = z.enum(MEMORY_CATEGORIES, { message: `must be one of ${MEMORY_CATEGORIES.join(', ')}` });
 const priority = z.enum(MEMORY_PRIORITIES, { message: `must be one of ${MEMORY_PRIORITIES.join(', ')}` });
@@ -38,13 +36,7 @@ const content = z
   });
 
 const tags = z
-  .array(
-    z
-      .string({ message: 'must be a string' })
-      .refine((t) => t.trim().length > 0, { message: 'must not be empty' })
-      .refine((t) => t.trim().length <= TAG_MAX_LENGTH, { message: `must be at most ${TAG_MAX_LENGTH} characters` }),
-    { message: 'must be an array of strings' },
-  )
+  .array(tagText(TAG_MAX_LENGTH), { message: 'must be an array of strings' })
   .max(TAGS_MAX, { message: `must have at most ${TAGS_MAX} tags` });
 
 const confidence = z
@@ -72,10 +64,10 @@ const writableFields = {
   occurred_at: isoDateTime.optional(),
   memory_type: memoryType.optional(),
   source_refs: z
-    .array(z.string().min(1, { message: 'must not be empty' }).max(200, { message: 'must be at most 200 characters' }))
+    .array(oneLine(200), { message: 'must be an array of strings' })
     .max(100, { message: 'must have at most 100 entries' })
     .optional(),
-  temporal_context: z.string().max(255, { message: 'must be at most 255 characters' }).optional(),
+  temporal_context: oneLine(255).optional(),
   payload: payload.optional(),
 };
 
@@ -112,61 +104,49 @@ export const BatchSchema = z
   .strict();
 export class BatchDto extends createZodDto(BatchSchema) {}
 
-// A query parameter given once is a string, given twice an array.
-const tagFilter = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]))
-  .pipe(z.array(z.string().min(1, { message: 'must not be empty' }).max(TAG_MAX_LENGTH)).max(TAGS_MAX));
-
-const limit = (max: number, fallback: number) =>
-  z.coerce
-    .number({ message: 'must be a number' })
-    .int({ message: 'must be a whole number' })
-    .min(1, { message: `must be from 1 to ${max}` })
-    .max(max, { message: `must be from 1 to ${max}` })
-    .default(fallback);
-
-const booleanParam = z.enum(['true', 'false'], { message: 'must be true or false' }).transform((v) => v === 'true');
+const queryCategory = enumParam(MEMORY_CATEGORIES);
+const queryPriority = enumParam(MEMORY_PRIORITIES);
 
 export const ListMemoryQuerySchema = z
   .object({
-    category: category.optional(),
-    tag: tagFilter.optional(),
-    priority: priority.optional(),
+    category: queryCategory.optional(),
+    tag: tagFilter(TAGS_MAX, TAG_MAX_LENGTH).optional(),
+    priority: queryPriority.optional(),
     include_expired: booleanParam.default(false),
-    limit: limit(200, 50),
-    cursor: z.string().optional(),
+    limit: limitParam(200, 50),
+    cursor: once(z.string({ message: 'must be a cursor returned by this endpoint' })).optional(),
   })
   .strict();
 export class ListMemoryQueryDto extends createZodDto(ListMemoryQuerySchema) {}
 
-export const ByTagQuerySchema = ListMemoryQuerySchema.omit({ tag: true }).extend({ tag: tagFilter });
+export const ByTagQuerySchema = ListMemoryQuerySchema.omit({ tag: true }).extend({ tag: tagFilter(TAGS_MAX, TAG_MAX_LENGTH) });
 export class ByTagQueryDto extends createZodDto(ByTagQuerySchema) {}
 
 export const SearchQuerySchema = z
   .object({
-    q: z.string({ message: 'is required' }).trim().min(1, { message: 'must not be empty' }).max(1000, { message: 'must be at most 1000 characters' }),
-    mode: z.enum(['any', 'all'], { message: 'must be any or all' }).default('any'),
-    category: category.optional(),
-    tag: tagFilter.optional(),
-    priority: priority.optional(),
-    limit: limit(100, 10),
+    q: textParam(1000, true),
+    mode: enumParam(['any', 'all'] as const).default('any'),
+    category: queryCategory.optional(),
+    tag: tagFilter(TAGS_MAX, TAG_MAX_LENGTH).optional(),
+    priority: queryPriority.optional(),
+    limit: limitParam(100, 10),
   })
   .strict();
 export class SearchQueryDto extends createZodDto(SearchQuerySchema) {}
 
 export const ExpiringQuerySchema = z
   .object({
-    within: z
-      .string()
-      .regex(DURATION_PATTERN, { message: 'must be a positive whole number and a unit m, h, d or w, e.g. 7d' })
-      .default('7d'),
-    limit: limit(500, 100),
+    within: once(
+      z
+        .string({ message: 'must be text like 7d' })
+        .regex(DURATION_PATTERN, { message: 'must be a positive whole number (at most 6 digits) and a unit m, h, d or w, e.g. 7d' }),
+    ).default('7d'),
+    limit: limitParam(500, 100),
   })
   .strict();
 export class ExpiringQueryDto extends createZodDto(ExpiringQuerySchema) {}
 
-export const RecallQuerySchema = z.object({ limit: limit(1000, 100) }).strict();
+export const RecallQuerySchema = z.object({ limit: limitParam(1000, 100) }).strict();
 export class RecallQueryDto extends createZodDto(RecallQuerySchema) {}
 
 // ---- answers

@@ -1,15 +1,12 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { limitParam, once, oneLine, textParam } from '../common/zod-fields';
 
 const isoDate = z.iso.datetime({ offset: true });
 
 export const CreateMindSchema = z
   .object({
-    name: z
-      .string({ message: 'must be a string' })
-      .trim()
-      .min(1, { message: 'must not be empty' })
-      .max(200, { message: 'must be at most 200 characters' }),
+    name: oneLine(200),
     description: z.string({ message: 'must be a string' }).max(2000, { message: 'must be at most 2000 characters' }).optional(),
   })
   .strict();
@@ -17,9 +14,9 @@ export class CreateMindDto extends createZodDto(CreateMindSchema) {}
 
 export const ListMindsQuerySchema = z
   .object({
-    limit: z.coerce.number({ message: 'must be a number' }).int().min(1).max(200).default(50),
-    cursor: z.string().optional(),
-    name: z.string().min(1).max(200).optional(),
+    limit: limitParam(200, 50),
+    cursor: once(z.string({ message: 'must be a cursor returned by this endpoint' })).optional(),
+    name: textParam(200).optional(),
   })
   .strict();
 export class ListMindsQueryDto extends createZodDto(ListMindsQuerySchema) {}
@@ -38,7 +35,7 @@ export class MindListDto extends createZodDto(MindListSchema) {}
 
 export const CreateMindKeySchema = z
   .object({
-    name: z.string({ message: 'must be a string' }).trim().min(1).max(200, { message: 'must be at most 200 characters' }).optional(),
+    name: oneLine(200).optional(),
   })
   .strict();
 export class CreateMindKeyDto extends createZodDto(CreateMindKeySchema) {}

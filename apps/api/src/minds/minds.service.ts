@@ -54,7 +54,8 @@ export class MindsService {
       return mindView(mind);
     } catch (error) {
       if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) {
-        throw new AppError('conflict', `name: this tenant already has a mind named "${input.name}"`);
+        const rule = `this tenant already has a mind named "${input.name}"`;
+        throw new AppError('conflict', `name: ${rule}`, [{ field: 'name', message: rule }]);
       }
       throw error;
     }

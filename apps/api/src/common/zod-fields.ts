@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+// Field rules shared by the request schemas. Messages state the rule; the API answers
+// `<field>: <message>`.
+
+const CONTROL = /\p{Cc}/u;
+const EARLIEST = Date.parse('0001-01-01T00:00:00Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** An ISO 8601 date-time with a zone, in years 0001-9999 (what PostgreSQL stores). */
+export const isoDateTime = z
+  .string({ message: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-06-28T00:00:00Z' })
+  .pipe(z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-06-28T00:00:00Z' }))
+  .refine(
+    (s) => {
+      const t = Date.parse(s);
+      return t >= EARLIEST && t <= LATEST;
+    },
+    { message: 'must be between 0001-01-01 and 9999-12-31' },
+  );
+
+/** Length in characters as people count them (code points, not UTF-16 units). */
+export const charLength = (s: string): number => [...s].length;
+
+/** A one-line name: trimmed, 1..max characters, no control characters (no line breaks). */
+export function oneLine(max: number) {
+  return z
+    .string({ message: 'must be a string' })
+    .trim()
+    .min(1, { message: 'must not be empty' })
+    .refine((s) => charLength(s) <= max, { message: `must be at most ${max} characters` })
+    .refine((s) => !CONTROL.test(s), { message: 'must be one line without control characters' });
+}
+
+/** A tag: 1..max characters, no commas (they separate tags in recall), no control characters. */
+export function tagText(max: number) {
+  return z
+    .string({ message: 'must be a string' })
+    .refine((t) => t.trim().length > 0, { message: 'must not be empty' })
+    .refine((t) => charLength(t.trim()) <= max, { message: `must be at most ${max} characters` })
+    .refine((t) => !CONTROL.test(t) && !t.includes(','), { message: 'must not contain commas or control characters' });
+}
+
+/** A query parameter that may appear once (`?limit=1&limit=2` is a mistake worth naming). */
+export function once<T extends z.ZodType>(schema: T) {
+  return z
+    .unknown()
+    .superRefine((v, ctx) => {
+      if (Array.isArray(v)) ctx.addIssue({ code: 'custom', message: 'must be given once' });
+    })
+    .pipe(schema);
+}
+
+/** `limit`: a whole number from 1 to max, written in decimal digits; `fallback` when absent. */
+export function limitParam(max: number, fallback: number) {
+  const rule = `must be a whole number from 1 to ${max}`;
+  return once(
+    z
+      .string({ message: rule })
+      .regex(/^\d{1,7}$/, { message: rule })
+      .transform(Number)
+      .pipe(z.number().int().min(1, { message: rule }).max(max, { message: rule })),
+  ).default(fallback) as unknown as z.ZodDefault<z.ZodNumber>;
+}
+
+/** `true` or `false`. */
+export const booleanParam = once(z.enum(['true', 'false'], { message: 'must be true or false' }).transform((v) => v === 'true'));
+
+/** An enumerated query parameter given once. */
+export function enumParam<const T extends readonly [string, ...string[]]>(values: T) {
+  return once(z.enum(values, { message: `must be one of ${values.join(', ')}` }));
+}
+
+/** A text query parameter given once, 1..max characters. */
+export function textParam(max: number, required = false) {
+  return once(
+    z
+      .string({ message: required ? 'is required' : 'must be text' })
+      .trim()
+      .min(1, { message: 'must not be empty' })
+      .refine((s) => charLength(s) <= max, { message: `must be at most ${max} characters` }),
+  );
+}
+
+/** A repeatable tag filter (`?tag=a&tag=b`: all must match). */
+export function tagFilter(maxTags: number, maxLength: number) {
+  return z
+    .union([z.string(), z.array(z.string())], { message: 'is required: one or more tags' })
+    .transform((v) => (Array.isArray(v) ? v : [v]))
+    .pipe(z.array(tagText(maxLength)).max(maxTags, { message: `must have at most ${maxTags} tags` }));
+}
