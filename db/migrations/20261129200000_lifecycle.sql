@@ -26,8 +26,11 @@ create function engram_effective_strength(p_strength double precision, p_access_
 create function engram_retention_at(p_retention double precision, p_anchor timestamptz, p_strength_eff double precision, p_now timestamptz)
   returns double precision language sql immutable parallel safe
   as $$
-    select least(1, greatest(0,
-      p_retention * exp(-(greatest(extract(epoch from (p_now - p_anchor)), 0) / 3600.0) / (24 * p_strength_eff))))
+    -- PostgreSQL raises an underflow error where JavaScript quietly gives 0 (exp of a very
+    -- negative number, a product of two tiny ones): below e^-700 (1e-304) retention is 0.
+    select case when p_retention <= 0 or ln(p_retention) - x < -700 then 0
+                else least(1, p_retention * exp(-x)) end
+    from (select (greatest(extract(epoch from (p_now - p_anchor)), 0) / 3600.0) / (24 * p_strength_eff) as x) as t
   $$;
 
 -- The first scheduled review strictly after now, or null when the schedule is used up.

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { loadConfig, type AppConfig } from '../../libs/config/src';
+import { loadConfig, type AppConfig, type Clock } from '../../libs/config/src';
 import { createApp } from '../../apps/api/src/create-app';
 import { createTestDatabase, type TestDatabase } from './test-db';
 
@@ -15,7 +15,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestApp> {
   const db = await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -25,7 +25,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     DATABASE_POOL_MAX: '5',
     ...env,
   });
-  const app = await createApp(config);
+  const app = await createApp(config, { clock: options.clock });
   await app.init();
   const server = app.getHttpServer();
   return {

@@ -26,6 +26,7 @@ import { MemoryWriteService } from './memory/memory-write.service';
 import { MindAccess } from './memory/mind-access';
 import { MindsController } from './minds/minds.controller';
 import { MindsService } from './minds/minds.service';
+import { LifecycleSettingsController } from './tenant/lifecycle-settings.controller';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -74,7 +75,7 @@ export class AppModule implements NestModule {
           }),
         }),
       ],
-      controllers: [AuthController, MindsController, MemoryController, HealthController],
+      controllers: [AuthController, MindsController, MemoryController, LifecycleSettingsController, HealthController],
       providers: [
         { provide: JWT_SECRET, inject: [APP_CONFIG], useFactory: resolveJwtSecret },
         JwtStrategy,

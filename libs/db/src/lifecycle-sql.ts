@@ -47,7 +47,7 @@ export function accessSetSql(config: LifecycleConfig, now: Date) {
     last_reviewed: sql<Date>`(case when ${due} then ${now}::timestamptz else last_reviewed end)`,
     next_review: sql<Date>`(case when ${due} then engram_next_review_after(review_schedule, ${now}::timestamptz) else next_review end)`,
     layer: sql<'working' | 'short_term' | 'long_term'>`(case when ${promote} then (case layer when 'working' then 'short_term' else 'long_term' end) else layer end)`,
-    strength_days: sql<number>`(case when ${promote} and strength_days is not null then strength_days * ${upRatio} else strength_days end)`,
+    strength_days: sql<number>`(case when ${promote} and strength_days is not null then round((strength_days * ${upRatio})::numeric, 12)::float8 else strength_days end)`,
     forgotten_at: sql<Date>`(case when ${promote} or ${newR} >= ${config.forgetting.soft_threshold}::float8 then null else forgotten_at end)`,
   };
 }

@@ -6,6 +6,7 @@ import { AppError } from '../common/app-error';
 import { decodeCursor, encodeCursor } from '../common/ids';
 import type { MemoryScope } from './memory-scope';
 import { memoryView, versionView } from './memory.view';
+import { retentionView } from './retention.view';
 import { MindAccess } from './mind-access';
 
 export interface ListQuery {
@@ -98,6 +99,18 @@ export class MemoryReadService {
       return this.memories.expiring(tx, scope.mindId, now, new Date(now.getTime() + windowMs), query.limit);
     });
     return { items: rows.map(memoryView) };
+  }
+
+  /** The retention card and 30-day forecast of a memory; reading it is not an access. @throws AppError 404 */
+  async retention(scope: MemoryScope, id: string) {
+    const now = this.clock.now();
+    const config = await this.settings.forTenant(scope.tenantId);
+    const row = await this.tenantDb.run(scope.tenantId, async (tx) => {
+      await this.minds.require(tx, scope);
+      return this.memories.findById(tx, scope.mindId, id);
+    });
+    if (!row) throw AppError.notFound('memory');
+    return retentionView(row, now, config);
   }
 
   /** Every version of a memory, newest first. @throws AppError 404 */

@@ -120,6 +120,17 @@ export class MemoryController {
     await this.writes.delete(scope, id);
   }
 
+  /**
+   * The memory's retention card: layer, importance, retention now and at its anchor, strength,
+   * review schedule (`{at, done}`), next review, accesses, forgetting thresholds and a 30-day
+   * forecast of retention (121 points) for a plot. Not an access.
+   */
+  @Get(':id/retention')
+  @ApiOkResponse({ description: 'retention card with a 30-day forecast' })
+  retention(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
+    return this.reads.retention(scope, id);
+  }
+
   /** Every version of the memory, newest first. */
   @Get(':id/history')
   @ZodResponse({ status: 200, type: MemoryHistoryDto })

@@ -80,7 +80,7 @@ export function applyAccess(state: RetentionState, now: Date, config: LifecycleC
   if (promotes(next, now, config)) {
     const up = nextLayer(state.layer);
     const c = config.retention.coefficients;
-    next.strength_days = state.strength_days * (c[up] / c[state.layer]);
+    next.strength_days = Math.round(state.strength_days * (c[up] / c[state.layer]) * 1e12) / 1e12;
     next.layer = up;
     next.forgotten_at = null;
   }
@@ -91,4 +91,22 @@ export function applyAccess(state: RetentionState, now: Date, config: LifecycleC
 /** For tests and callers that compare layers. */
 export function isPromotion(before: MemoryLayer, after: MemoryLayer): boolean {
   return layerRank(after) > layerRank(before);
+}
+
+/**
+ * Retention over the coming days if nothing touches the memory: `points` evenly spaced samples
+ * from now to now + `days` (inclusive), for a plot of the forgetting curve.
+ */
+export function retentionForecast(
+  state: Pick<RetentionState, 'current_retention' | 'retention_at' | 'strength_days' | 'access_count'>,
+  now: Date,
+  config: LifecycleConfig,
+  days = 30,
+  points = 121,
+): { at: Date; retention: number }[] {
+  const step = (days * 24 * HOUR_MS) / (points - 1);
+  return Array.from({ length: points }, (_, i) => {
+    const at = new Date(now.getTime() + i * step);
+    return { at, retention: currentRetention(state, at, config) };
+  });
 }

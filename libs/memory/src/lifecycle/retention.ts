@@ -11,7 +11,8 @@ export function initialRetention(importance: number, config: LifecycleConfig): n
 
 /** DESIGN §5: `S = base_strength_days × coefficient[layer]`, in days (seed: short_term 0.1 × 1.5 = 0.15). */
 export function layerStrengthDays(layer: MemoryLayer, config: LifecycleConfig): number {
-  return config.retention.base_strength_days * config.retention.coefficients[layer];
+  // Rounded to 12 decimals so 0.1 × 1.5 is stored and shown as 0.15, not 0.15000000000000002.
+  return Math.round(config.retention.base_strength_days * config.retention.coefficients[layer] * 1e12) / 1e12;
 }
 
 /**

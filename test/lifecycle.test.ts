@@ -1,0 +1,101 @@
+import { ManualClock } from '../libs/config/src';
+import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+
+const HOUR = 3_600_000;
+
+describe('memory lifecycle through the API (seed 001)', () => {
+  let t: TestApp;
+  let f: TenantFixture;
+  const clock = new ManualClock('2026-03-06T15:00:00Z');
+  const owner = () => ({ Authorization: `Bearer ${f.token}` });
+
+  beforeAll(async () => {
+    t = await startTestApp({}, { clock });
+    f = await createTenant(t, 'lifecycle');
+  });
+  afterAll(() => t.close());
+
+  it('settings: defaults are DESIGN §5 (calibrated); overrides are validated as a whole; owners only', async () => {
+    const initial = await t.http().get('/v1/tenant/settings/lifecycle').set(owner()).expect(200);
+    expect(initial.body.overrides).toEqual({});
+    expect(initial.body.effective.retention).toMatchObject({ preset: 'calibrated', base_strength_days: 1.5, coefficients: { working: 1, short_term: 7, long_term: 60 } });
+    expect(initial.body.effective.review.base_intervals_hours).toEqual([1, 6, 24, 72, 168]);
+
+    const bad = await t.http().put('/v1/tenant/settings/lifecycle').set(owner()).send({ retention: { access_cap: 0 }, layers: { short_term_threshold: 0.9 }, colour: 'red' }).expect(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['(root)', 'layers.short_term_threshold', 'retention.access_cap']);
+    const order = await t.http().put('/v1/tenant/settings/lifecycle').set(owner()).send({ layers: { short_term_threshold: 0.9 } }).expect(400);
+    expect(order.body.errors[0].field).toBe('layers.short_term_threshold');
+    await t.http().get('/v1/tenant/settings/lifecycle').set(asAgent(f)).expect(403);
+    const still = await t.http().get('/v1/tenant/settings/lifecycle').set(owner()).expect(200);
+    expect(still.body.overrides).toEqual({});
+  });
+
+  it("reproduces seed 001's worked example: seed preset, importance 0.72", async () => {
+    const put = await t.http().put('/v1/tenant/settings/lifecycle').set(owner()).send({ retention: { preset: 'seed' } }).expect(200);
+    expect(put.body.effective.retention).toMatchObject({ preset: 'seed', base_strength_days: 0.1, coefficients: { working: 0.5, short_term: 1.5, long_term: 2 } });
+
+    const created = await t
+      .http()
+      .post('/v1/memory')
+      .set(asAgent(f))
+      .send({ category: 'context', key: 'q2_review_meeting', content: 'Q2 requirements review with the product team in meeting room B, next Friday 3 pm', importance: 0.72 })
+      .expect(201);
+    expect(created.body).toMatchObject({ importance_score: 0.72, importance_source: 'caller', layer: 'short_term', initial_retention: 0.72, current_retention: 0.72, strength_days: 0.15 });
+
+    const card = await t.http().get(`/v1/memory/${created.body.id}/retention`).set(asAgent(f)).expect(200);
+    expect(card.body).toMatchObject({ layer: 'short_term', importance_score: 0.72, initial_retention: 0.72, current_retention: 0.72, strength_days: 0.15, access_count: 0, forgotten_at: null });
+    const start = Date.parse(created.body.created_at);
+    const hours = card.body.review_schedule.map((r: { at: string }) => (Date.parse(r.at) - start) / HOUR);
+    [0.784, 4.704, 18.816, 56.448, 131.712].forEach((h, i) => expect(hours[i]).toBeCloseTo(h, 6));
+    expect(card.body.review_schedule.every((r: { done: boolean }) => !r.done)).toBe(true);
+    expect(card.body.next_review).toBe(card.body.review_schedule[0].at);
+    // The forecast: 121 points over 30 days; one day later R = 0.72·e^(−24/(24·0.15)).
+    expect(card.body.forecast).toHaveLength(121);
+    expect(card.body.forecast[4].retention).toBeCloseTo(0.72 * Math.exp(-1 / 0.15), 9);
+    // Reading the card is not an access.
+    const again = await t.http().get(`/v1/memory/${created.body.id}/retention`).set(asAgent(f)).expect(200);
+    expect(again.body.access_count).toBe(0);
+  });
+
+  it('a GET is an access: a due review reinforces R + 0.3·(1 − R); promotion follows importance ≥ 0.6', async () => {
+    const created = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'review_me', content: 'Reviewed fact', importance: 0.72 }).expect(201);
+    clock.advance(1 * HOUR);
+    const r = 0.72 * Math.exp(-1 / (24 * 0.15));
+    const read = await t.http().get(`/v1/memory/${created.body.id}`).set(asAgent(f)).expect(200);
+    expect(read.body).toMatchObject({ access_count: 1, review_count: 1, layer: 'long_term', strength_days: 0.2 });
+    expect(read.body.current_retention).toBeCloseTo(r + 0.3 * (1 - r), 9);
+    const card = await t.http().get(`/v1/memory/${created.body.id}/retention`).set(asAgent(f)).expect(200);
+    expect(card.body.review_schedule.map((s: { done: boolean }) => s.done)).toEqual([true, false, false, false, false]);
+  });
+
+  it('search hits and recall entries are accesses; lists are not', async () => {
+    const created = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'zebra_note', content: 'Zebras have stripes', importance: 0.3 }).expect(201);
+    await t.http().get('/v1/memory').set(asAgent(f)).expect(200);
+    await t.http().get('/v1/memory/search').query({ q: 'zebra stripes' }).set(asAgent(f)).expect(200);
+    await t.http().get('/v1/memory/recall').set(asAgent(f)).expect(200);
+    const card = await t.http().get(`/v1/memory/${created.body.id}/retention`).set(asAgent(f)).expect(200);
+    expect(card.body.access_count).toBe(2);
+  });
+
+  it('without an importance, the rule engine scores and says so', async () => {
+    const res = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'pw', content: 'Remember: my password is hunter2!' }).expect(201);
+    expect(res.body).toMatchObject({ importance_score: 0.25, importance_source: 'rules', layer: 'working' });
+  });
+
+  it('an import with a past occurred_at lives on event time', async () => {
+    const when = new Date(clock.now().getTime() - 10 * 24 * HOUR).toISOString();
+    const res = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'old_event', content: 'An old event', importance: 0.5, occurred_at: when }).expect(201);
+    const card = await t.http().get(`/v1/memory/${res.body.id}/retention`).set(asAgent(f)).expect(200);
+    // Working layer under seed: S = 0.05 d; ten days on, nothing is left.
+    expect(card.body.current_retention).toBeLessThan(1e-9);
+    expect(Date.parse(card.body.review_schedule[0].at) - Date.parse(when)).toBeCloseTo(0.85 * HOUR, -3);
+  });
+
+  it('changing the preset rescales every memory\'s strength', async () => {
+    const res = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'rescale', content: 'Rescale me', importance: 0.65 }).expect(201);
+    expect(res.body.strength_days).toBeCloseTo(0.15, 9);
+    await t.http().put('/v1/tenant/settings/lifecycle').set(owner()).send({}).expect(200);
+    const card = await t.http().get(`/v1/memory/${res.body.id}/retention`).set(asUser(f)).expect(200);
+    expect(card.body.strength_days).toBeCloseTo(10.5, 9);
+  });
+});
