@@ -21,7 +21,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     NODE_ENV: 'test',
     DATABASE_URL: db.appUrl,
     JWT_SECRET: TEST_JWT_SECRET,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATABASE_POOL_MAX: '5',
     ...env,
   });

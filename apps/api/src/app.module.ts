@@ -10,6 +10,7 @@ import { ZodSerializerInterceptor, ZodValidationPipe } from 'nestjs-zod';
 import { APP_CONFIG, ConfigModule, type AppConfig, type Clock } from '@engram/config';
 import { DbModule } from '@engram/db';
 import { LlmModule } from '@engram/llm';
+import { ConsolidationModule } from '@engram/consolidation';
 import { ApiAuthGuard } from './auth/api-auth.guard';
 import { AuthController } from './auth/auth.controller';
 import { AuthService } from './auth/auth.service';
@@ -27,6 +28,7 @@ import { MindAccess } from './memory/mind-access';
 import { MindsController } from './minds/minds.controller';
 import { MindsService } from './minds/minds.service';
 import { LifecycleSettingsController } from './tenant/lifecycle-settings.controller';
+import { ConversationsController } from './conversations/conversations.controller';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -44,6 +46,7 @@ export class AppModule implements NestModule {
       imports: [
         ConfigModule.forRoot(config, clock),
         LlmModule,
+        ConsolidationModule,
         LoggerModule.forRoot({
           pinoHttp: {
             level: config.LOG_LEVEL,
@@ -75,7 +78,7 @@ export class AppModule implements NestModule {
           }),
         }),
       ],
-      controllers: [AuthController, MindsController, MemoryController, LifecycleSettingsController, HealthController],
+      controllers: [AuthController, MindsController, MemoryController, ConversationsController, LifecycleSettingsController, HealthController],
       providers: [
         { provide: JWT_SECRET, inject: [APP_CONFIG], useFactory: resolveJwtSecret },
         JwtStrategy,

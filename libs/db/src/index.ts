@@ -15,3 +15,4 @@ export * from './lifecycle-sql';
 export * from './repositories/stm.repository';
 export * from './repositories/messages.repository';
 export * from './lifecycle-settings';
+export * from './memory-rows';

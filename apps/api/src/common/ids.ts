@@ -1,5 +1,4 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
-import { v7 as uuidv7 } from 'uuid';
 import { AppError } from './app-error';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -9,10 +8,7 @@ export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID_PATTERN.test(value);
 }
 
-/** A new time-ordered id (UUIDv7): index-friendly, and id order is creation order. */
-export function newId(): string {
-  return uuidv7();
-}
+export { newId } from '@engram/db';
 
 /**
  * Path ids: anything that is not a UUID cannot name a record, so it answers 404 like a

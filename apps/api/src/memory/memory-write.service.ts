@@ -5,17 +5,16 @@ import {
   MemoriesRepository,
   MemoryVersionsRepository,
   TenantDb,
+  newMemoryRow,
   type MemoryRow,
   type MemoryUpdate,
   type TenantTx,
 } from '@engram/db';
 import { ImportanceScorer } from '@engram/llm';
 import {
-  DEFAULT_MEMORY_TYPE,
   contentHash,
   currentRetention,
   emotionalEncoding,
-  encodeLifecycle,
   normalizeTags,
   provenanceOf,
   reencodeLifecycle,
@@ -23,7 +22,6 @@ import {
   type LifecycleConfig,
 } from '@engram/memory';
 import { AppError } from '../common/app-error';
-import { newId } from '../common/ids';
 import type { UpdateMemoryInput, UpsertMemoryInput } from './memory.dto';
 import type { MemoryScope } from './memory-scope';
 import { memoryView, type MemoryView } from './memory.view';
@@ -47,7 +45,6 @@ function canonical(value: unknown): string {
 
 const sameArray = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 const sameTime = (a: Date | null, b: Date | null) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
-const earliest = (a: Date, b: Date) => (a.getTime() <= b.getTime() ? a : b);
 
 /**
  * The change a write makes to a stored memory, or `undefined` when it changes nothing.
@@ -244,31 +241,29 @@ export class MemoryWriteService {
     now: Date,
     config: LifecycleConfig,
   ): Promise<WriteResult> {
-    const provenance = provenanceOf(scope.writer, input.confidence);
-    const occurredAt = input.occurred_at ? new Date(input.occurred_at) : now;
-    const lifecycle = encodeLifecycle({ importance: importance.score, bornAt: earliest(occurredAt, now) }, config);
-    const inserted = await this.memories.insertIfAbsent(tx, {
-      id: newId(),
-      mind_id: scope.mindId,
-      category: input.category,
-      key: input.key,
-      content: input.content,
-      content_hash: contentHash(input.content),
-      tags: normalizeTags(input.tags ?? []),
-      priority: input.priority ?? 'normal',
-      ...provenance,
-      expires_at: input.expires_at ?? null,
-      occurred_at: occurredAt,
-      created_at: now,
-      updated_at: now,
-      memory_type: input.memory_type ?? DEFAULT_MEMORY_TYPE[input.category],
-      source_refs: input.source_refs ?? [],
-      temporal_context: input.temporal_context ?? null,
-      payload: JSON.stringify(input.payload ?? {}),
-      ...lifecycle,
-      importance_source: importance.path,
-      emotional_weight: emotionalEncoding(input.content).weight,
-    });
+    const inserted = await this.memories.insertIfAbsent(
+      tx,
+      newMemoryRow(
+        {
+          mindId: scope.mindId,
+          category: input.category,
+          key: input.key,
+          content: input.content,
+          tags: input.tags,
+          priority: input.priority,
+          provenance: provenanceOf(scope.writer, input.confidence),
+          expiresAt: input.expires_at,
+          occurredAt: input.occurred_at ? new Date(input.occurred_at) : now,
+          now,
+          memoryType: input.memory_type,
+          sourceRefs: input.source_refs,
+          temporalContext: input.temporal_context,
+          payload: input.payload,
+          importance,
+        },
+        config,
+      ),
+    );
     if (inserted) {
       await this.versions.record(tx, inserted, 'create', scope.actor);
       return { memory: inserted, status: 'created' };

@@ -75,3 +75,13 @@ export function stmDecision(
   if (seconds >= c.sleep_cycle_min_seconds && entry.score > c.threshold) return { action: 'consolidate', trigger: 'sleep_cycle' };
   return { action: 'stay' };
 }
+
+/**
+ * Attention (seed 000, sensory register → STM): a message passes when it says something (at
+ * least `attention_min_words` content words) or stands out (salience = the largest of
+ * importance, emotional weight and utility, at least `attention_threshold`).
+ */
+export function passesAttention(signals: { contentWords: number; importance: number; emotion: number; utility: number }, config: LifecycleConfig): boolean {
+  const salience = Math.max(signals.importance, signals.emotion, signals.utility);
+  return signals.contentWords >= config.stm.attention_min_words || salience >= config.stm.attention_threshold;
+}

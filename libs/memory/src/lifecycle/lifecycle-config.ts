@@ -95,9 +95,12 @@ export const lifecycleConfigSchema = z
       .strict(),
     stm: z
       .object({
-        /** Attention (seed 000 sensory register → STM): salience = max(importance, emotion, utility). */
+        /**
+         * Attention (seed 000 sensory register → STM): a message enters STM when it has at least
+         * `attention_min_words` content words, or when its salience (the largest of importance,
+         * emotional weight and utility) reaches `attention_threshold`; the rest is chatter.
+         */
         attention_threshold: unit,
-        /** Messages with fewer content words are chatter and do not enter STM. */
         attention_min_words: z.number().int().min(0).max(50),
         capacity: z.number().int().min(5).max(9),
         initial_decay_factor: unit,
@@ -186,7 +189,7 @@ export const DEFAULT_LIFECYCLE: LifecycleConfig = {
     synaptic_window_hours: 6,
     near_duplicate_similarity: 0.85,
   },
-  stm: { attention_threshold: 0.1, attention_min_words: 2, capacity: 7, initial_decay_factor: 0.85, rehearsal_factor: 1.1, chunk_max_items: 5 },
+  stm: { attention_threshold: 0.3, attention_min_words: 3, capacity: 7, initial_decay_factor: 0.85, rehearsal_factor: 1.1, chunk_max_items: 5 },
   systems: { neocortex_age_days: 30, hippocampus_factor: 0.8, abstraction_level: 3, context_dependency: 0.5, generalization: 0.7 },
   tiers: { hot: 10, warm: 1, cold: 0.1, grace_days: 1 },
 };

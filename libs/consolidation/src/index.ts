@@ -1,0 +1,2 @@
+export * from './conversation-memory.service';
+export * from './consolidation.module';

@@ -1,0 +1,133 @@
+import { ManualClock } from '../libs/config/src';
+import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+
+describe('conversation stream: attention, STM, consolidation (seed 000)', () => {
+  let t: TestApp;
+  let f: TenantFixture;
+  const clock = new ManualClock('2026-05-01T09:00:00Z');
+  const post = (conversation: string, messages: object[]) =>
+    t.http().post(`/v1/conversations/${conversation}/messages`).set(asAgent(f)).send({ messages });
+
+  beforeAll(async () => {
+    t = await startTestApp({}, { clock });
+    f = await createTenant(t, 'conversations');
+  });
+  afterAll(() => t.close());
+
+  it('stores every message, leaves chatter out of STM, and the explicit save writes episodic memories', async () => {
+    const res = await post('c1', [
+      { speaker: 'Ana', content: 'ok' },
+      { speaker: 'Ana', content: 'I love hiking in the Alps with my sister Maria!' },
+      { speaker: 'Ben', content: 'We have a meeting with the investors next Friday at 3 pm in Berlin.' },
+    ]).expect(201);
+    expect(res.body).toMatchObject({ attended: 2, below_attention: 1, rehearsed: 0, stm_size: 2, stm_capacity: 7 });
+    expect(res.body.message_ids).toHaveLength(3);
+
+    const stm = await t.http().get('/v1/conversations/c1/stm').set(asAgent(f)).expect(200);
+    expect(stm.body.entries.map((e: { content: string }) => e.content)).toEqual([
+      'Ana: I love hiking in the Alps with my sister Maria!',
+      'Ben: We have a meeting with the investors next Friday at 3 pm in Berlin.',
+    ]);
+    const meeting = stm.body.entries[1];
+    expect(meeting).toMatchObject({ mentions: 1, decay_factor: 0.85, decision_now: 'stay', seconds_in_stm: 0 });
+    expect(meeting.consolidation_score).toBeGreaterThan(0);
+
+    const saved = await t.http().post('/v1/conversations/c1/consolidate').set(asAgent(f)).expect(200);
+    expect(saved.body.consolidated.map((c: { trigger: string; status: string }) => [c.trigger, c.status])).toEqual([
+      ['explicit_save', 'created'],
+      ['explicit_save', 'created'],
+    ]);
+    expect((await t.http().get('/v1/conversations/c1/stm').set(asAgent(f)).expect(200)).body.entries).toEqual([]);
+
+    const memory = await t.http().get(`/v1/memory/${saved.body.consolidated[1].memory_id}`).set(asAgent(f)).expect(200);
+    expect(memory.body).toMatchObject({
+      memory_type: 'episodic',
+      category: 'note',
+      source: 'agent',
+      source_refs: [res.body.message_ids[2]],
+      synaptic_consolidated: true,
+      occurred_at: '2026-05-01T09:00:00.000Z',
+    });
+    expect(memory.body.payload).toMatchObject({
+      type: 'episodic',
+      what: expect.stringContaining('meeting with the investors'),
+      when: '2026-05-01T09:00:00.000Z',
+      where: 'Berlin',
+      who: expect.arrayContaining(['Ben']),
+      significance: expect.any(Number),
+      context: { conversation_id: 'c1' },
+      associations: expect.any(Object),
+    });
+    const hiking = await t.http().get(`/v1/memory/${saved.body.consolidated[0].memory_id}`).set(asAgent(f)).expect(200);
+    expect(hiking.body.category).toBe('preference');
+    expect(hiking.body.payload.emotion).toBe('joy');
+  });
+
+  it('repetition rehearses an entry and, at three mentions, consolidates it once it has been in STM 30 s', async () => {
+    const line = { speaker: 'Ana', content: 'Remind me to renew my passport before the trip' };
+    const first = await post('c2', [line, line]).expect(201);
+    expect(first.body).toMatchObject({ attended: 1, rehearsed: 1 });
+    clock.advance(10_000);
+    const third = await post('c2', [line]).expect(201);
+    expect(third.body).toMatchObject({ rehearsed: 1, consolidated: [] });
+    const stm = await t.http().get('/v1/conversations/c2/stm').set(asAgent(f)).expect(200);
+    expect(stm.body.entries[0]).toMatchObject({ mentions: 3, rehearsal_count: 2, triggers: ['repetition'] });
+    // 0.85 × 1.1 × 1.1 would pass 1: the factor stays below 1 (activation must still decay).
+    expect(stm.body.entries[0].decay_factor).toBe(0.99);
+    clock.advance(25_000);
+    const later = await post('c2', [{ speaker: 'Ben', content: 'Sure, noted for the travel checklist.' }]).expect(201);
+    expect(later.body.consolidated).toEqual([expect.objectContaining({ trigger: 'repetition', status: 'created' })]);
+    const memory = await t.http().get(`/v1/memory/${later.body.consolidated[0].memory_id}`).set(asAgent(f)).expect(200);
+    expect(memory.body.source_refs).toEqual(first.body.message_ids.slice(0, 1).concat(first.body.message_ids.slice(1), third.body.message_ids));
+  });
+
+  it('a full buffer (7) chunks or evicts its weakest entry; it never holds more', async () => {
+    const topics = ['quantum physics lectures', 'sourdough bread recipe', 'football match tickets', 'jazz concert downtown', 'garden tomato plants', 'vintage camera repair', 'marathon training plan', 'volcano documentary night', 'chess opening theory'];
+    const messages = topics.map((topic, i) => ({ speaker: i % 2 ? 'Ana' : 'Ben', content: `Let us talk about ${topic} today` }));
+    const res = await post('c3', messages).expect(201);
+    expect(res.body.stm_size).toBeLessThanOrEqual(7);
+    const stm = await t.http().get('/v1/conversations/c3/stm').set(asAgent(f)).expect(200);
+    expect(stm.body.entries.length).toBeLessThanOrEqual(7);
+    const held = stm.body.entries.reduce((n: number, e: { message_ids: string[] }) => n + e.message_ids.length, 0);
+    expect(held + res.body.discarded + res.body.consolidated.length).toBeGreaterThanOrEqual(9);
+  });
+
+  it('an important message (≥ 0.7) consolidates; a near-duplicate of a memory reinforces it instead of copying', async () => {
+    const kept = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'office_wifi', content: 'Ana: the office wifi password is orange-llama-42' }).expect(201);
+    const res = await post('c4', [{ speaker: 'Ana', content: 'the office wifi password is orange-llama-42', importance: 0.9 }]).expect(201);
+    clock.advance(31_000);
+    const later = await post('c4', [{ speaker: 'Ben', content: 'Thanks, connecting the laptop right now.' }]).expect(201);
+    expect(later.body.consolidated).toEqual([expect.objectContaining({ trigger: 'importance', status: 'reinforced', memory_id: kept.body.id })]);
+    const memory = await t.http().get(`/v1/memory/${kept.body.id}`).set(asAgent(f)).expect(200);
+    expect(memory.body.source_refs).toContain(res.body.message_ids[0]);
+    expect(memory.body.access_count).toBe(2);
+    const all = await t.http().get('/v1/memory/search').query({ q: 'wifi password' }).set(asAgent(f)).expect(200);
+    expect(all.body.items).toHaveLength(1);
+  });
+
+  it('past messages run on event time: an hour later the earlier entries have left STM', async () => {
+    const base = Date.parse('2026-04-01T10:00:00Z');
+    const res = await post('c5', [
+      { speaker: 'Ana', content: 'The dentist appointment is on Tuesday at 9 am', occurred_at: new Date(base).toISOString() },
+      { speaker: 'Ana', content: 'I feel absolutely devastated and furious about the layoffs!!!', occurred_at: new Date(base + 60_000).toISOString() },
+      { speaker: 'Ben', content: 'Let us plan the kitchen renovation budget', occurred_at: new Date(base + 3_600_000).toISOString() },
+    ]).expect(201);
+    // The first two are over 1800 s old when the third arrives: they leave, consolidated if they qualify.
+    expect(res.body.stm_size).toBe(1);
+    expect(res.body.consolidated.length + res.body.discarded).toBe(2);
+    const emotional = res.body.consolidated.find((c: { trigger: string }) => c.trigger === 'emotion');
+    expect(emotional).toBeDefined();
+    const memory = await t.http().get(`/v1/memory/${emotional.memory_id}/retention`).set(asAgent(f)).expect(200);
+    expect(memory.body.review_schedule[0].at < '2026-04-02T00:00:00Z').toBe(true);
+  });
+
+  it('rejects bad messages naming the field, and a bad conversation id', async () => {
+    const bad = await post('c6', [{ content: '' }]).expect(400);
+    expect(bad.body.errors[0].field).toBe('messages[0].content');
+    const role = await post('c6', [{ role: 'robot', content: 'hi there friend' }]).expect(400);
+    expect(role.body.errors[0].field).toBe('messages[0].role');
+    await t.http().post('/v1/conversations/c6/messages').set(asAgent(f)).send({ messages: [] }).expect(400);
+    const id = await t.http().post(`/v1/conversations/${'x'.repeat(201)}/messages`).set(asAgent(f)).send({ messages: [{ content: 'hello there world' }] }).expect(400);
+    expect(id.body.errors[0].field).toBe('conversationId');
+  });
+});
