@@ -42,9 +42,15 @@ describe('tenant isolation: foreign ids answer like missing ones', () => {
     return rest;
   };
 
+  // Routes that name a record by a server-issued id. Conversation ids are names chosen by each
+  // mind, not records of a tenant: they have their own test below.
+  const idRoutes = () => listRoutes(t.app).filter((r) => /:(id|keyId)\b/.test(r.path));
+
   it('covers every route that takes an id', () => {
-    const idRoutes = listRoutes(t.app).filter((r) => r.path.includes(':'));
-    expect(idRoutes.length).toBeGreaterThanOrEqual(10);
+    const routes = listRoutes(t.app).filter((r) => r.path.includes(':'));
+    expect(routes.filter((r) => !/:(id|keyId|conversationId)\b/.test(r.path))).toEqual([]);
+    const idRoutesList = idRoutes();
+    expect(idRoutesList.length).toBeGreaterThanOrEqual(10);
   });
 
   for (const who of ['user JWT', 'Mind Key'] as const) {
@@ -53,8 +59,7 @@ describe('tenant isolation: foreign ids answer like missing ones', () => {
       const headers = who === 'user JWT' ? asUser(b) : asAgent(b);
       const foreign = { mind: a.mindId, memory: memoryA, key: a.mindKeyId };
       const missing = { mind: MISSING, memory: MISSING, key: MISSING };
-      const routes = listRoutes(t.app).filter((r) => r.path.includes(':'));
-      for (const route of routes) {
+      for (const route of idRoutes()) {
         const got = await call(route, withIds(route, foreign), headers);
         const expected = await call(route, withIds(route, missing), headers);
         expect({ route: `${route.method} ${route.path}`, status: got.status, body: strip(got.body) }).toEqual({
@@ -80,6 +85,17 @@ describe('tenant isolation: foreign ids answer like missing ones', () => {
     await t.http().post('/v1/memory').set(asUser(b, a.mindId)).send({ category: 'fact', key: 'planted', content: 'x' }).expect(404);
     const recallA = await t.http().get('/v1/memory/recall').set(asAgent(a)).expect(200);
     expect(recallA.text).not.toContain('planted');
+  });
+
+  it("a conversation id is per mind: B using A's conversation id sees and touches only its own", async () => {
+    await t.http().post('/v1/conversations/shared-name/messages').set(asAgent(a)).send({ messages: [{ content: 'Alice private plan for the merger talks' }] }).expect(201);
+    const stmB = await t.http().get('/v1/conversations/shared-name/stm').set(asAgent(b)).expect(200);
+    expect(stmB.body.entries).toEqual([]);
+    const saved = await t.http().post('/v1/conversations/shared-name/consolidate').set(asAgent(b)).expect(200);
+    expect(saved.body.consolidated).toEqual([]);
+    const stmA = await t.http().get('/v1/conversations/shared-name/stm').set(asAgent(a)).expect(200);
+    expect(stmA.body.entries).toHaveLength(1);
+    await t.http().get('/v1/conversations/shared-name/stm').set(asUser(b, a.mindId)).expect(404);
   });
 
   it("search and lists of B never contain A's memories", async () => {
