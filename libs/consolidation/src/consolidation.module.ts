@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { ConversationMemory } from './conversation-memory.service';
+import { ForgettingSweep } from './forgetting-sweep.service';
 
 /** The conversation stream: STM and consolidation to long-term memory (DESIGN §4). */
 @Global()
-@Module({ providers: [ConversationMemory], exports: [ConversationMemory] })
+@Module({ providers: [ConversationMemory, ForgettingSweep], exports: [ConversationMemory, ForgettingSweep] })
 export class ConsolidationModule {}

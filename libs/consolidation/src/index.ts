@@ -1,2 +1,3 @@
 export * from './conversation-memory.service';
 export * from './consolidation.module';
+export * from './forgetting-sweep.service';

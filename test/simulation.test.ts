@@ -1,0 +1,153 @@
+import { Client } from 'pg';
+import { ManualClock } from '../libs/config/src';
+import { ForgettingSweep } from '../libs/consolidation/src';
+import { DEFAULT_LIFECYCLE, classifyLayer, layerStrengthDays, retentionAt } from '../libs/memory/src';
+import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+
+const DAY = 86_400_000;
+const FRUITS = ['pears', 'apples', 'plums', 'figs', 'dates', 'limes', 'kiwis', 'mangos', 'grapes', 'melons', 'cherries'];
+const PLACES = ['market', 'harbour', 'library', 'station', 'garden', 'museum', 'bakery'];
+const VERBS = ['bought', 'painted', 'counted', 'sorted', 'weighed'];
+
+// 90 simulated days of one user: four messages a day of known importance go through the
+// conversation stream and are saved to long-term memory; some memories are read every other
+// day; the forgetting sweep runs at the end of each day. The database must then hold exactly
+// what the formulas of DESIGN §5 say.
+describe('90-day simulation on an injectable clock', () => {
+  let t: TestApp;
+  let f: TenantFixture;
+  let owner: Client;
+  const start = Date.parse('2026-01-01T08:00:00Z');
+  const clock = new ManualClock(new Date(start));
+
+  beforeAll(async () => {
+    t = await startTestApp({}, { clock });
+    f = await createTenant(t, 'simulation');
+    owner = new Client({ connectionString: t.db.ownerUrl });
+    await owner.connect();
+  });
+  afterAll(async () => {
+    await owner.end();
+    await t.close();
+  });
+
+  it('forgets what the curve says, reinforces and promotes what is used, never forgets the critical', async () => {
+    const sweep = t.app.get(ForgettingSweep);
+    const plan = [
+      { kind: 'low', importance: 0.2 },
+      { kind: 'mid', importance: 0.65 },
+      { kind: 'used', importance: 0.65 },
+      { kind: 'high', importance: 0.9 },
+    ] as const;
+    const accessed = new Set<string>();
+    const sweeps: number[] = [];
+    let messages = 0;
+
+    // A critical memory of low importance, stored on day 0: pinned against decay.
+    const critical = await t
+      .http()
+      .post('/v1/memory')
+      .set(asAgent(f))
+      .send({ category: 'identity', key: 'user_name', content: 'The user is Dana Kim', importance: 0.2, priority: 'critical' })
+      .expect(201);
+
+    for (let day = 0; day < 90; day++) {
+      clock.set(new Date(start + day * DAY));
+      const batch = plan.map((p, i) => ({
+        speaker: 'Dana',
+        content: `Day ${day} ${p.kind} note ${i}: Dana ${VERBS[(day + i) % VERBS.length]} ${day * 4 + i + 2} ${FRUITS[(day * 4 + i) % FRUITS.length]} at the ${PLACES[(day * 3 + i) % PLACES.length]}`,
+        importance: p.importance,
+      }));
+      await t.http().post(`/v1/conversations/day-${day}/messages`).set(asAgent(f)).send({ messages: batch }).expect(201);
+      messages += batch.length;
+      const saved = await t.http().post(`/v1/conversations/day-${day}/consolidate`).set(asAgent(f)).expect(200);
+      expect(saved.body.consolidated).toHaveLength(4);
+      expect(saved.body.consolidated.map((c: { status: string }) => c.status)).toEqual(['created', 'created', 'created', 'created']);
+      accessed.add(saved.body.consolidated[2].memory_id);
+
+      // Midday: the user's agent reads the "used" memories every other day.
+      clock.set(new Date(start + day * DAY + 6 * 3_600_000));
+      if (day % 2 === 0) {
+        for (const id of accessed) await t.http().get(`/v1/memory/${id}`).set(asAgent(f)).expect(200);
+      }
+      clock.set(new Date(start + day * DAY + 16 * 3_600_000));
+      await sweep.softForget(f.tenantId, clock.now());
+      sweeps.push(clock.now().getTime());
+    }
+    expect(messages).toBe(360);
+
+    const { rows } = await owner.query<{
+      id: string;
+      content: string;
+      importance_score: number;
+      layer: string;
+      strength_days: number;
+      occurred_at: Date;
+      forgotten_at: Date | null;
+      access_count: number;
+      review_count: number;
+      current_retention: number;
+    }>(`select id, content, importance_score, layer, strength_days, occurred_at, forgotten_at, access_count, review_count, current_retention
+        from memories where tenant_id = $1`, [f.tenantId]);
+    expect(rows).toHaveLength(361);
+
+    const kindOf = (content: string) => /Day \d+ (\w+) note/.exec(content)?.[1];
+    // Without accesses, the first sweep at which R(t) = i·e^(−Δt/(24·S)) < 0.3 forgets it;
+    // S is the layer's strength × 1.5 (synaptic consolidation).
+    const expectedForgetting = (importance: number, born: number) => {
+      const s = layerStrengthDays(classifyLayer(importance, DEFAULT_LIFECYCLE), DEFAULT_LIFECYCLE) * 1.5;
+      const at = sweeps.find((sw) => sw >= born && retentionAt({ retention: importance, at: new Date(born) }, s, new Date(sw)) < 0.3);
+      return at === undefined ? null : new Date(at).toISOString();
+    };
+
+    let checked = 0;
+    for (const row of rows) {
+      const kind = kindOf(row.content);
+      if (kind === 'low' || kind === 'mid' || kind === 'high') {
+        expect({ id: row.id, kind, forgotten_at: row.forgotten_at?.toISOString() ?? null }).toEqual({
+          id: row.id,
+          kind,
+          forgotten_at: expectedForgetting(row.importance_score, row.occurred_at.getTime()),
+        });
+        checked += 1;
+      }
+    }
+    expect(checked).toBe(270);
+
+    const low = rows.filter((r) => kindOf(r.content) === 'low');
+    const mid = rows.filter((r) => kindOf(r.content) === 'mid');
+    const high = rows.filter((r) => kindOf(r.content) === 'high');
+    const used = rows.filter((r) => kindOf(r.content) === 'used');
+    // Initial retention 0.2 is already under 0.3: each low memory goes at its first sweep.
+    expect(low.every((r) => r.forgotten_at !== null && r.forgotten_at.getTime() - r.occurred_at.getTime() < DAY)).toBe(true);
+    // Mid memories (short_term, S = 15.75 d) last about 12.2 days without use: the last dozen days' remain.
+    expect(mid.filter((r) => r.forgotten_at === null)).toHaveLength(12);
+    // High ones (long_term, S = 135 d) outlive the 90 days.
+    expect(high.every((r) => r.forgotten_at === null && r.layer === 'long_term')).toBe(true);
+    // Used ones are reinforced by due reviews, promoted to long_term, and never forgotten (the
+    // one saved on day 89 was never read: reads happen on even days).
+    const read = used.filter((r) => r.access_count > 0);
+    expect(read).toHaveLength(89);
+    expect(read.every((r) => r.forgotten_at === null && r.layer === 'long_term')).toBe(true);
+    const oldUsed = used.filter((r) => r.occurred_at.getTime() < start + 30 * DAY);
+    expect(oldUsed.every((r) => r.review_count >= 3 && r.access_count >= 30)).toBe(true);
+    const oldMid = mid.filter((r) => r.occurred_at.getTime() < start + 30 * DAY);
+    expect(Math.min(...oldUsed.map((r) => r.current_retention))).toBeGreaterThan(0.3);
+    expect(oldMid.every((r) => r.forgotten_at !== null && r.layer === 'short_term')).toBe(true);
+    // The critical memory's retention is long gone, yet it is pinned.
+    const pinned = rows.find((r) => r.id === critical.body.id);
+    expect(pinned?.forgotten_at).toBeNull();
+    expect(retentionAt({ retention: 0.2, at: pinned!.occurred_at }, 1.5, clock.now())).toBeLessThan(1e-10);
+
+    // Forgotten memories are out of recall but still found by search; being found is an access,
+    // and an access to a memory older than 24 h promotes it, which restores it (DESIGN §5).
+    const recall = await t.http().get('/v1/memory/recall').query({ limit: 1000 }).set(asAgent(f)).expect(200);
+    expect(recall.text).not.toContain(' low note ');
+    expect(recall.text).toContain('Day 89 high note');
+    const lost = low.find((r) => r.content.startsWith('Dana: Day 3 low note 0:'));
+    expect(lost?.forgotten_at).not.toBeNull();
+    const search = await t.http().get('/v1/memory/search').query({ q: lost?.content.replace(/[^\w ]/g, ' '), mode: 'all' }).set(asAgent(f)).expect(200);
+    const found = search.body.items.find((m: { id: string }) => m.id === lost?.id);
+    expect(found).toMatchObject({ forgotten_at: null, layer: 'short_term' });
+  });
+});
