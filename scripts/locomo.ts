@@ -12,6 +12,8 @@ export interface LocomoTurn {
   speaker: string;
   /** `"<speaker>: <text>"`, plus the image caption where the turn shared an image. */
   content: string;
+  /** The same without the speaker: what was said, and the caption. */
+  utterance: string;
   sessionDate: Date | null;
   sessionDateText: string | null;
 }
@@ -72,8 +74,9 @@ export function parseConversation(raw: unknown): LocomoConversation {
         continue;
       }
       const caption = typeof t.blip_caption === 'string' && t.blip_caption.trim() ? ` [shared an image: ${t.blip_caption.trim()}]` : '';
-      const content = `${t.speaker}: ${t.text}${caption}`;
-      if (!content.trim()) {
+      const utterance = `${t.text}${caption}`;
+      const content = `${t.speaker}: ${utterance}`;
+      if (!utterance.trim()) {
         skipped.turns += 1;
         continue;
       }
@@ -83,6 +86,7 @@ export function parseConversation(raw: unknown): LocomoConversation {
         session,
         speaker: t.speaker.trim(),
         content,
+        utterance,
         sessionDate,
         sessionDateText: typeof dateText === 'string' ? dateText : null,
       });

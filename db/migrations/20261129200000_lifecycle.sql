@@ -14,8 +14,10 @@ alter table memories
   -- Seed 000 synaptic consolidation: strength ×1.5 once, when an episode is consolidated.
   add column synaptic_consolidated boolean not null default false;
 
-create index memories_next_review_idx on memories (tenant_id, next_review) where next_review is not null;
-create index memories_forgotten_idx on memories (tenant_id, mind_id) where forgotten_at is not null;
+-- Every read updates the accessed rows (DESIGN §5 "On access"). No index covers a column that
+-- update writes, and pages keep 10% free, so those updates stay HOT: no new index entries (GIN,
+-- ivfflat) and no bloat of the indexes that search reads.
+alter table memories set (fillfactor = 90);
 
 -- S_eff = S·(1 + k·ln(1 + access_count)), at most cap·S (DESIGN §5, access reinforcement). Days.
 create function engram_effective_strength(p_strength double precision, p_access_count integer, p_k double precision, p_cap double precision)
@@ -23,14 +25,17 @@ create function engram_effective_strength(p_strength double precision, p_access_
   as $$ select least(p_strength * (1 + p_k * ln(1 + greatest(p_access_count, 0))), p_cap * p_strength) $$;
 
 -- R(now) = R_anchor · exp(−Δt_h / (24·S_eff)), Δt never negative; 0..1 (DESIGN §5, seed 001).
+-- PostgreSQL raises an underflow error where JavaScript quietly gives 0 (exp of a very negative
+-- number, a product of two tiny ones): below e^-700 (1e-304) retention is 0. One expression, no
+-- FROM, so the planner inlines it into the queries that use it.
 create function engram_retention_at(p_retention double precision, p_anchor timestamptz, p_strength_eff double precision, p_now timestamptz)
   returns double precision language sql immutable parallel safe
   as $$
-    -- PostgreSQL raises an underflow error where JavaScript quietly gives 0 (exp of a very
-    -- negative number, a product of two tiny ones): below e^-700 (1e-304) retention is 0.
-    select case when p_retention <= 0 or ln(p_retention) - x < -700 then 0
-                else least(1, p_retention * exp(-x)) end
-    from (select (greatest(extract(epoch from (p_now - p_anchor)), 0) / 3600.0) / (24 * p_strength_eff) as x) as t
+    select case
+      when p_retention <= 0
+        or ln(p_retention) - greatest(extract(epoch from (p_now - p_anchor)), 0) / (86400.0 * p_strength_eff) < -700 then 0::float8
+      else least(1, p_retention * exp(-greatest(extract(epoch from (p_now - p_anchor)), 0) / (86400.0 * p_strength_eff)))
+    end
   $$;
 
 -- The first scheduled review strictly after now, or null when the schedule is used up.

@@ -361,7 +361,7 @@ export class ConversationMemory {
     const candidates = await this.memories.search(tx, scope.mindId, entry.content.slice(0, 1000), 'any', {}, SEARCH_CANDIDATES);
     const near = candidates.find((m) => wordSimilarity(words, m.content) >= config.consolidation.near_duplicate_similarity);
     if (near) {
-      await this.memories.recordAccess(tx, scope.mindId, [near.id], this.clock.now(), config);
+      await this.memories.recordAccess(tx, scope.mindId, [near.id], this.clock.now(), config, { returning: false });
       const refs = [...new Set([...near.source_refs, ...entry.message_ids])].slice(-100);
       await this.memories.update(tx, scope.mindId, near.id, { source_refs: refs });
       return { stm_entry_id: entry.id, memory_id: near.id, key: near.key, trigger, status: 'reinforced', score };

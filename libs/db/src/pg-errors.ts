@@ -3,6 +3,8 @@ export const PG_UNIQUE_VIOLATION = '23505';
 export const PG_FOREIGN_KEY_VIOLATION = '23503';
 export const PG_CHECK_VIOLATION = '23514';
 export const PG_INSUFFICIENT_PRIVILEGE = '42501';
+export const PG_DEADLOCK_DETECTED = '40P01';
+export const PG_SERIALIZATION_FAILURE = '40001';
 
 /** The SQLSTATE of a database error, if `error` is one. */
 export function pgErrorCode(error: unknown): string | undefined {

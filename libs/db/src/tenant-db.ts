@@ -1,6 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Kysely, sql, type Transaction } from 'kysely';
+import { PG_DEADLOCK_DETECTED, PG_SERIALIZATION_FAILURE, pgErrorCode } from './pg-errors';
 import type { DB } from './schema';
+
+const RETRYABLE = new Set([PG_DEADLOCK_DETECTED, PG_SERIALIZATION_FAILURE]);
+const MAX_ATTEMPTS = 3;
 
 /** Injection token of the app's `Kysely<DB>`. */
 export const DATABASE = Symbol('DATABASE');
@@ -21,13 +25,30 @@ export class TenantDb {
 
   /**
    * Runs `work` in one transaction whose first statement sets `app.tenant_id` (transaction-local)
-   * for the RLS policies; commits when it resolves, rolls back when it throws.
+   * for the RLS policies; commits when it resolves, rolls back when it throws. A deadlock or
+   * serialization failure reruns it (up to 3 attempts), so `work` must not have side effects
+   * outside the transaction.
+   *
+   * `durable: false` commits without waiting for the WAL flush (`synchronous_commit = off`): for
+   * reads whose only write is access bookkeeping, a crash may lose the last few milliseconds of
+   * it, never corrupt anything, and the read does not pay for a disk flush.
    */
-  run<T>(tenantId: string, work: (tx: TenantTx) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(async (trx) => {
-      await sql`select set_config('app.tenant_id', ${tenantId}, true)`.execute(trx);
-      return work({ trx, tenantId });
-    });
+  async run<T>(tenantId: string, work: (tx: TenantTx) => Promise<T>, options: { durable?: boolean } = {}): Promise<T> {
+    const durable = options.durable ?? true;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction().execute(async (trx) => {
+          await (durable
+            ? sql`select set_config('app.tenant_id', ${tenantId}, true)`
+            : sql`select set_config('app.tenant_id', ${tenantId}, true), set_config('synchronous_commit', 'off', true)`
+          ).execute(trx);
+          return work({ trx, tenantId });
+        });
+      } catch (error) {
+        // A deadlock or serialization failure rolled the whole unit back: run it again.
+        if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has(pgErrorCode(error) ?? '')) throw error;
+      }
+    }
   }
 
   /**

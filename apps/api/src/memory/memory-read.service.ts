@@ -41,10 +41,14 @@ export class MemoryReadService {
   /** One memory, after recording this read as an access. @throws AppError 404 */
   async get(scope: MemoryScope, id: string) {
     const config = await this.settings.forTenant(scope.tenantId);
-    const [row] = await this.tenantDb.run(scope.tenantId, async (tx) => {
-      await this.minds.require(tx, scope);
-      return this.memories.recordAccess(tx, scope.mindId, [id], this.clock.now(), config);
-    });
+    const [row] = await this.tenantDb.run(
+      scope.tenantId,
+      async (tx) => {
+        await this.minds.require(tx, scope);
+        return this.memories.recordAccess(tx, scope.mindId, [id], this.clock.now(), config);
+      },
+      { durable: false },
+    );
     if (!row) throw AppError.notFound('memory');
     return memoryView(row);
   }
@@ -80,13 +84,14 @@ export class MemoryReadService {
       tags: query.tag ? normalizeTags(query.tag) : undefined,
       activeAt: now,
     };
-    const { hits, accessed } = await this.tenantDb.run(scope.tenantId, async (tx) => {
+    const hits = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
       const hits = await this.memories.search(tx, scope.mindId, query.q, query.mode, filter, query.limit, config.forgetting.forgotten_rank_factor);
-      const accessed = await this.memories.recordAccess(tx, scope.mindId, hits.map((h) => h.id), now, config);
-      return { hits, accessed: new Map(accessed.map((row) => [row.id, row])) };
-    });
-    return { items: hits.map(({ score, ...row }) => ({ ...memoryView(accessed.get(row.id) ?? row), score })) };
+      // Hits are answered as found; their access is recorded alongside, not read back.
+      await this.memories.recordAccess(tx, scope.mindId, hits.map((h) => h.id), now, config, { returning: false });
+      return hits;
+    }, { durable: false });
+    return { items: hits.map(({ score, ...row }) => ({ ...memoryView(row), score })) };
   }
 
   /** Memories that expire within the window (`7d`, `12h`, ...), soonest first. */
@@ -131,11 +136,11 @@ export class MemoryReadService {
       const mind = await this.minds.require(tx, scope);
       const counts = await this.memories.recallCounts(tx, scope.mindId, now);
       const rows = await this.memories.recall(tx, scope.mindId, now, query.limit);
-      await this.memories.recordAccess(tx, scope.mindId, rows.map((r) => r.id), now, config);
+      await this.memories.recordAccess(tx, scope.mindId, rows.map((r) => r.id), now, config, { returning: false });
       return formatRecall(
         { mindName: mind.name, total: counts.total, verified: counts.verified, unverified: counts.total - counts.verified },
         rows,
       );
-    });
+    }, { durable: false });
   }
 }

@@ -149,29 +149,30 @@ export class MemoriesRepository {
 
   /**
    * Records one access of each memory (DESIGN §5 "On access"): access count, due review and its
-   * reinforcement, re-anchored retention, promotion; one statement for all of them, rows locked
-   * in id order so concurrent requests cannot deadlock. @returns the memories after the access.
+   * reinforcement, re-anchored retention, promotion; one statement for all of them. Rows are
+   * updated in index order, so concurrent requests lock them in the same order (TenantDb retries
+   * the rare deadlock). @returns the memories after the access, unless `returning` is false.
    */
-  recordAccess(tx: TenantTx, mindId: string, ids: readonly string[], now: Date, config: LifecycleConfig): Promise<MemoryRow[]> {
-    if (ids.length === 0) return Promise.resolve([]);
-    return tx.trx
-      .with('locked', (db) =>
-        db
-          .selectFrom('memories')
-          .select('id as locked_id')
-          .where('tenant_id', '=', tx.tenantId)
-          .where('mind_id', '=', mindId)
-          .where('id', 'in', [...ids])
-          .orderBy('id')
-          .forUpdate(),
-      )
+  async recordAccess(
+    tx: TenantTx,
+    mindId: string,
+    ids: readonly string[],
+    now: Date,
+    config: LifecycleConfig,
+    options: { returning?: boolean } = {},
+  ): Promise<MemoryRow[]> {
+    if (ids.length === 0) return [];
+    const update = tx.trx
       .updateTable('memories')
       .set(accessSetSql(config, now))
-      .from('locked')
-      .whereRef('memories.id', '=', 'locked.locked_id')
-      .where('memories.tenant_id', '=', tx.tenantId)
-      .returning(MEMORY_COLUMNS)
-      .execute();
+      .where('tenant_id', '=', tx.tenantId)
+      .where('mind_id', '=', mindId)
+      .where('id', 'in', [...ids]);
+    if (options.returning === false) {
+      await update.execute();
+      return [];
+    }
+    return update.returning(MEMORY_COLUMNS).execute();
   }
 
   /** @returns whether the memory existed. Its versions go with it (cascade). */
