@@ -127,7 +127,7 @@ interface StreamTotals {
   rehearsed: number;
   below_attention: number;
   discarded: number;
-  consolidated: { memory_id: string; status: string; trigger: string }[];
+  consolidated: { memory_id: string; status: string; trigger: string; messages: number }[];
   stm_size: number;
 }
 
@@ -135,7 +135,7 @@ interface StreamTotals {
 async function importViaConversation(conversation: LocomoConversation, headers: Headers) {
   const conversationId = `locomo-${conversation.sampleId}`;
   const messageToDia = new Map<string, string>();
-  const totals = { attended: 0, rehearsed: 0, below_attention: 0, discarded: 0, consolidated: 0, reinforced: 0, in_stm: 0, triggers: {} as Record<string, number> };
+  const totals = { attended: 0, rehearsed: 0, below_attention: 0, discarded: 0, consolidated: 0, turns_in_ltm: 0, reinforced: 0, in_stm: 0, triggers: {} as Record<string, number> };
   const started = Date.now();
   const sessions = [...new Set(conversation.turns.map((t) => t.session))];
   for (const session of sessions) {
@@ -152,6 +152,7 @@ async function importViaConversation(conversation: LocomoConversation, headers: 
     for (const c of res.body.consolidated) {
       if (c.status === 'created') totals.consolidated += 1;
       else totals.reinforced += 1;
+      totals.turns_in_ltm += c.messages;
       totals.triggers[c.trigger] = (totals.triggers[c.trigger] ?? 0) + 1;
     }
     totals.in_stm = res.body.stm_size;
@@ -242,7 +243,7 @@ async function main(): Promise<void> {
     const stream = await importViaConversation(conversation, streamHeaders);
     process.stdout.write(
       `conversation stream: ${conversation.turns.length} turns → ${stream.attended} entered STM, ${stream.rehearsed} rehearsed an entry, ` +
-        `${stream.below_attention} below attention; ${stream.consolidated} became long-term memories (${Object.entries(stream.triggers).map(([t, n]) => `${t} ${n}`).join(', ') || 'none'}), ` +
+        `${stream.below_attention} below attention; ${stream.turns_in_ltm} turns became ${stream.consolidated} long-term memories (${Object.entries(stream.triggers).map(([t, n]) => `${t} ${n}`).join(', ') || 'none'}), ` +
         `${stream.reinforced} reinforced one, ${stream.discarded} discarded, ${stream.in_stm} still in STM; ${stream.ms} ms\n`,
     );
     const streamEval = await evaluate(conversation, streamHeaders, (ref) => stream.messageToDia.get(ref));

@@ -64,6 +64,8 @@ export interface ConsolidationOutcome {
   trigger: ConsolidationTrigger;
   status: 'created' | 'reinforced';
   score: number;
+  /** How many messages the entry held (a chunk holds several). */
+  messages: number;
 }
 
 export interface AppendResult {
@@ -364,7 +366,7 @@ export class ConversationMemory {
       await this.memories.recordAccess(tx, scope.mindId, [near.id], this.clock.now(), config, { returning: false });
       const refs = [...new Set([...near.source_refs, ...entry.message_ids])].slice(-100);
       await this.memories.update(tx, scope.mindId, near.id, { source_refs: refs });
-      return { stm_entry_id: entry.id, memory_id: near.id, key: near.key, trigger, status: 'reinforced', score };
+      return { stm_entry_id: entry.id, memory_id: near.id, key: near.key, trigger, status: 'reinforced', score, messages: entry.message_ids.length };
     }
     const row = newMemoryRow(
       {
@@ -400,9 +402,9 @@ export class ConversationMemory {
     if (!inserted) {
       // Consolidated before (an interrupted run repeated): that memory stands.
       const existing = await this.memories.findByKeyForUpdate(tx, scope.mindId, row.category, row.key);
-      return { stm_entry_id: entry.id, memory_id: existing?.id ?? row.id, key: row.key, trigger, status: 'reinforced', score };
+      return { stm_entry_id: entry.id, memory_id: existing?.id ?? row.id, key: row.key, trigger, status: 'reinforced', score, messages: entry.message_ids.length };
     }
     await this.versions.record(tx, inserted, 'create', scope.actor);
-    return { stm_entry_id: entry.id, memory_id: inserted.id, key: inserted.key, trigger, status: 'created', score };
+    return { stm_entry_id: entry.id, memory_id: inserted.id, key: inserted.key, trigger, status: 'created', score, messages: entry.message_ids.length };
   }
 }
