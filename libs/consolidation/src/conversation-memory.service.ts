@@ -282,20 +282,11 @@ export class ConversationMemory {
       as_of: now.toISOString(),
       entries: entries.map((e) => {
         const score = entryScore(e, config);
+        const { position: _position, conversation_id: _conversation, ...fields } = e;
         return {
-          id: e.id,
-          content: e.content,
-          speaker: e.speaker,
-          message_ids: e.message_ids,
-          importance: e.importance,
-          importance_source: e.importance_source,
-          emotion: e.emotion,
-          association: e.association,
-          utility: e.utility,
-          mentions: e.mentions,
-          rehearsal_count: e.rehearsal_count,
-          decay_factor: e.decay_factor,
+          ...fields,
           entered_at: e.entered_at.toISOString(),
+          last_rehearsed_at: e.last_rehearsed_at.toISOString(),
           seconds_in_stm: Math.max(0, (now.getTime() - e.entered_at.getTime()) / 1000),
           consolidation_score: score,
           triggers: immediateTriggers(e, config),
