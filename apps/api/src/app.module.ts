@@ -10,6 +10,7 @@ import { ZodSerializerInterceptor, ZodValidationPipe } from 'nestjs-zod';
 import { APP_CONFIG, ConfigModule, type AppConfig, type Clock } from '@engram/config';
 import { DbModule } from '@engram/db';
 import { LlmModule } from '@engram/llm';
+import { EmbeddingsModule } from '@engram/embeddings';
 import { ConsolidationModule } from '@engram/consolidation';
 import { ApiAuthGuard } from './auth/api-auth.guard';
 import { AuthController } from './auth/auth.controller';
@@ -46,6 +47,7 @@ export class AppModule implements NestModule {
       imports: [
         ConfigModule.forRoot(config, clock),
         LlmModule,
+        EmbeddingsModule,
         ConsolidationModule,
         LoggerModule.forRoot({
           pinoHttp: {

@@ -52,6 +52,18 @@ export const configSchema = z
     LLM_API_KEY: z.string().min(1).optional(),
     /** Time allowed for one LLM call before the rule engine scores instead (ms). */
     LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+    /** OpenAI-compatible embeddings endpoint (base URL, e.g. http://host/v1). Unset: the local hashing embedder. */
+    EMBEDDINGS_URL: z.url({ message: 'must be an http(s) URL' }).optional(),
+    EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+    EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+    /** Texts per request to the embeddings endpoint. */
+    EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(64),
+    /** Time allowed for one embeddings request (ms); retried twice with backoff. */
+    EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+    /** How long a write waits for its embedding before storing the memory as pending (ms). */
+    EMBEDDINGS_WRITE_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
+    /** How often pending embeddings are retried in the background (ms); 0 turns it off. */
+    EMBEDDINGS_BACKFILL_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(5000),
     /** Serve the OpenAPI UI at /docs and the document at /docs-json. */
     OPENAPI_ENABLED: envBoolean.default(true),
   })

@@ -1,8 +1,9 @@
 import { Global, Module } from '@nestjs/common';
 import { ConversationMemory } from './conversation-memory.service';
 import { ForgettingSweep } from './forgetting-sweep.service';
+import { EmbeddingBackfill } from './embedding-backfill.service';
 
 /** The conversation stream: STM and consolidation to long-term memory (DESIGN §4). */
 @Global()
-@Module({ providers: [ConversationMemory, ForgettingSweep], exports: [ConversationMemory, ForgettingSweep] })
+@Module({ providers: [ConversationMemory, ForgettingSweep, EmbeddingBackfill], exports: [ConversationMemory, ForgettingSweep, EmbeddingBackfill] })
 export class ConsolidationModule {}

@@ -15,6 +15,7 @@ import {
   type StoredStmEntry,
   type TenantTx,
 } from '@engram/db';
+import { WriteEmbedder } from '@engram/embeddings';
 import { ImportanceScorer } from '@engram/llm';
 import {
   admitToStm,
@@ -113,6 +114,7 @@ export class ConversationMemory {
     private readonly memories: MemoriesRepository,
     private readonly versions: MemoryVersionsRepository,
     private readonly scorer: ImportanceScorer,
+    private readonly embedder: WriteEmbedder,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -359,6 +361,8 @@ export class ConversationMemory {
       await this.memories.update(tx, scope.mindId, near.id, { source_refs: refs });
       return { stm_entry_id: entry.id, memory_id: near.id, key: near.key, trigger, status: 'reinforced', score, messages: entry.message_ids.length };
     }
+    // A local embedder costs nothing here; a remote one is left to the backfill, outside this transaction.
+    const vector = this.embedder.local ? ((await this.embedder.tryEmbed([entry.content])).vectors[0] ?? null) : null;
     const row = newMemoryRow(
       {
         mindId: scope.mindId,
@@ -386,6 +390,7 @@ export class ConversationMemory {
         importance: { score: entry.importance, path: entry.importance_source },
         synaptic: true,
         consolidationScore: score,
+        embedding: { model: this.embedder.embedder.model, vector },
       },
       config,
     );

@@ -1,3 +1,4 @@
 export * from './conversation-memory.service';
 export * from './consolidation.module';
 export * from './forgetting-sweep.service';
+export * from './embedding-backfill.service';

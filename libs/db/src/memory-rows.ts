@@ -40,6 +40,19 @@ export interface NewMemoryInput {
   /** Out of STM consolidation: strength × the synaptic factor (seed 000). */
   synaptic?: boolean;
   consolidationScore?: number | null;
+  /** The content's vector and its model; without a vector the memory waits for the backfill. */
+  embedding?: { model: string; vector: number[] | null };
+}
+
+/** pgvector's text form of a vector: `[x,y,...]`. */
+export function vectorLiteral(v: readonly number[]): string {
+  return `[${v.join(',')}]`;
+}
+
+/** The embedding columns for a vector (ready) or its absence (pending). */
+export function embeddingColumns(embedding: { model: string; vector: number[] | null } | undefined, now: Date) {
+  if (!embedding?.vector) return { embedding: null, embedding_model: embedding?.model ?? null, embedding_status: 'pending' as const, embedded_at: null };
+  return { embedding: vectorLiteral(embedding.vector), embedding_model: embedding.model, embedding_status: 'ready' as const, embedded_at: now };
 }
 
 /**
@@ -72,5 +85,6 @@ export function newMemoryRow(input: NewMemoryInput, config: LifecycleConfig): Om
     emotional_weight: emotionalEncoding(input.content).weight,
     synaptic_consolidated: input.synaptic ?? false,
     consolidation_score: input.consolidationScore ?? null,
+    ...embeddingColumns(input.embedding, input.now),
   };
 }

@@ -15,6 +15,7 @@ export type UserRole = 'owner' | 'admin' | 'member';
 export type ActorType = 'user' | 'mind_key' | 'system';
 export type MemoryChange = 'create' | 'update' | 'verify';
 export type ImportanceSource = 'caller' | 'llm' | 'llm_regex' | 'rules';
+export type EmbeddingStatus = 'pending' | 'ready' | 'failed';
 
 export interface TenantsTable {
   id: string;
@@ -105,6 +106,9 @@ export interface MemoriesTable {
   emotional_weight: number | null;
   hippocampus_dependency: Generated<number>;
   synaptic_consolidated: Generated<boolean>;
+  embedding_status: Generated<EmbeddingStatus>;
+  embedded_at: Timestamp | null;
+  embedding_attempts: Generated<number>;
 }
 
 export interface MemoryVersionsTable {

@@ -5,3 +5,4 @@ export * from './duration';
 export * from './content-hash';
 export * from './recall-format';
 export * from './lifecycle';
+export * from './retrieval';

@@ -5,11 +5,13 @@ import {
   MemoriesRepository,
   MemoryVersionsRepository,
   TenantDb,
+  embeddingColumns,
   newMemoryRow,
   type MemoryRow,
   type MemoryUpdate,
   type TenantTx,
 } from '@engram/db';
+import { WriteEmbedder } from '@engram/embeddings';
 import { ImportanceScorer } from '@engram/llm';
 import {
   contentHash,
@@ -28,6 +30,8 @@ import { memoryView, type MemoryView } from './memory.view';
 import { MindAccess } from './mind-access';
 
 export type WriteStatus = 'created' | 'updated' | 'unchanged';
+
+type Embedding = { model: string; vector: number[] | null };
 
 export interface WriteResult {
   memory: MemoryRow;
@@ -60,6 +64,7 @@ function changeOf(
   now: Date,
   config: LifecycleConfig,
   upsert: boolean,
+  embedding: Embedding | undefined,
 ): MemoryUpdate | undefined {
   const content = input.content ?? current.content;
   // Storing an expired key again, without saying when it expires, brings it back.
@@ -101,6 +106,8 @@ function changeOf(
     canonical(next.payload) === canonical(current.payload);
   if (unchanged) return undefined;
   const update: MemoryUpdate = { ...next, payload: JSON.stringify(next.payload), version: current.version + 1, updated_at: now };
+  // New content needs a new vector: the one computed for this write, else the backfill's.
+  if (hash !== current.content_hash) Object.assign(update, embeddingColumns(embedding, now));
   if (reimportance) {
     const retentionNow =
       current.current_retention === null || current.retention_at === null || current.strength_days === null
@@ -134,6 +141,7 @@ export class MemoryWriteService {
     private readonly versions: MemoryVersionsRepository,
     private readonly settings: LifecycleSettings,
     private readonly scorer: ImportanceScorer,
+    private readonly embedder: WriteEmbedder,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -145,9 +153,11 @@ export class MemoryWriteService {
     this.checkSource(input, scope, 'source');
     const config = await this.config(scope);
     const importance = await this.importanceOf(input, config);
+    const embedded = await this.embedder.tryEmbed([input.content]);
+    const embedding = { model: embedded.model, vector: embedded.vectors[0] ?? null };
     const result = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
-      return this.upsertInTx(tx, scope, input, importance, this.clock.now(), config);
+      return this.upsertInTx(tx, scope, input, importance, embedding, this.clock.now(), config);
     });
     return { memory: memoryView(result.memory), status: result.status };
   }
@@ -161,11 +171,15 @@ export class MemoryWriteService {
     for (let i = 0; i < items.length; i += 8) {
       scores.push(...(await Promise.all(items.slice(i, i + 8).map((item) => this.importanceOf(item, config)))));
     }
+    const embedded = await this.embedder.tryEmbed(items.map((item) => item.content));
     const results = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
       const now = this.clock.now();
       const out: WriteResult[] = [];
-      for (const [i, item] of items.entries()) out.push(await this.upsertInTx(tx, scope, item, scores[i] as ImportanceResult, now, config));
+      for (const [i, item] of items.entries()) {
+        const embedding = { model: embedded.model, vector: embedded.vectors[i] ?? null };
+        out.push(await this.upsertInTx(tx, scope, item, scores[i] as ImportanceResult, embedding, now, config));
+      }
       return out;
     });
     const count = (status: WriteStatus) => results.filter((r) => r.status === status).length;
@@ -187,11 +201,13 @@ export class MemoryWriteService {
   async update(scope: MemoryScope, id: string, input: UpdateMemoryInput): Promise<MemoryView> {
     const config = await this.config(scope);
     const importance = input.content !== undefined || input.importance !== undefined ? await this.importanceOf({ ...input, content: input.content }, config) : undefined;
+    const embedded = input.content === undefined ? undefined : await this.embedder.tryEmbed([input.content]);
+    const embedding = embedded && { model: embedded.model, vector: embedded.vectors[0] ?? null };
     const memory = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
       const current = await this.memories.findById(tx, scope.mindId, id, { forUpdate: true });
       if (!current) throw AppError.notFound('memory');
-      return (await this.apply(tx, scope, current, input, importance, this.clock.now(), config, false)).memory;
+      return (await this.apply(tx, scope, current, input, importance, embedding, this.clock.now(), config, false)).memory;
     });
     return memoryView(memory);
   }
@@ -238,6 +254,7 @@ export class MemoryWriteService {
     scope: MemoryScope,
     input: UpsertMemoryInput,
     importance: ImportanceResult,
+    embedding: Embedding,
     now: Date,
     config: LifecycleConfig,
   ): Promise<WriteResult> {
@@ -260,6 +277,7 @@ export class MemoryWriteService {
           temporalContext: input.temporal_context,
           payload: input.payload,
           importance,
+          embedding,
         },
         config,
       ),
@@ -271,7 +289,7 @@ export class MemoryWriteService {
     const current = await this.memories.findByKeyForUpdate(tx, scope.mindId, input.category, input.key);
     // Only possible if a concurrent request deleted it between the two statements.
     if (!current) throw new AppError('conflict', 'the memory changed while writing; retry');
-    return this.apply(tx, scope, current, input, importance, now, config, true);
+    return this.apply(tx, scope, current, input, importance, embedding, now, config, true);
   }
 
   private async apply(
@@ -280,13 +298,14 @@ export class MemoryWriteService {
     current: MemoryRow,
     input: UpdateMemoryInput,
     importance: ImportanceResult | undefined,
+    embedding: Embedding | undefined,
     now: Date,
     config: LifecycleConfig,
     upsert: boolean,
   ): Promise<WriteResult> {
     // A scorer's opinion of unchanged content is not news: only the caller's importance counts then.
     const relevant = importance && (importance.path === 'caller' || (input.content !== undefined && contentHash(input.content) !== current.content_hash)) ? importance : undefined;
-    const change = changeOf(current, input, relevant, scope, now, config, upsert);
+    const change = changeOf(current, input, relevant, scope, now, config, upsert, embedding);
     if (!change) return { memory: current, status: 'unchanged' };
     const memory = await this.memories.update(tx, scope.mindId, current.id, change);
     await this.versions.record(tx, memory, 'update', scope.actor);

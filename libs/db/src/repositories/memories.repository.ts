@@ -51,6 +51,8 @@ export const MEMORY_COLUMNS = [
   'emotional_weight',
   'hippocampus_dependency',
   'synaptic_consolidated',
+  'embedding_status',
+  'embedded_at',
 ] as const;
 
 export type MemoryRow = Pick<Memory, (typeof MEMORY_COLUMNS)[number]>;

@@ -118,6 +118,35 @@ export const lifecycleConfigSchema = z
       })
       .strict(),
     tiers: z.object({ hot: positive, warm: positive, cold: positive, grace_days: z.number().min(0) }).strict(),
+    /** Hybrid retrieval (DESIGN §6). */
+    retrieval: z
+      .object({
+        /** Reciprocal rank fusion: score = Σ weight / (rrf_k + rank). */
+        rrf_k: z.number().int().min(1).max(1000),
+        text_weight: z.number().min(0).max(10),
+        vector_weight: z.number().min(0).max(10),
+        /** Candidates each branch (full text, vectors) brings to the fusion. */
+        candidates: z.number().int().min(10).max(1000),
+        /** BM25 over the full-text index: term saturation and length normalisation. */
+        bm25_k1: z.number().min(0).max(10),
+        bm25_b: unit,
+        /**
+         * Temporal contiguity (seed 000 temporal_context/temporal_position): a memory takes this
+         * share of the scores of its neighbours one and two positions away in the same context.
+         */
+        neighbor_weights: z.object({ adjacent: unit, second: unit }).strict(),
+        /** Multiplier for a memory one of whose tags the query names. */
+        tag_boost: z.number().min(1).max(10),
+        /** After fusion: × (1 − w + w·R_now) and × (1 − w + w·importance). */
+        retention_weight: unit,
+        importance_weight: unit,
+        priority_weights: z.object({ low: positive, normal: positive, high: positive, critical: positive }).strict(),
+        /** Minds with fewer memories than this scan vectors exactly; larger ones use the ivfflat index. */
+        exact_scan_below: z.number().int().min(0),
+        /** ivfflat lists probed per query. */
+        probes: z.number().int().min(1).max(10_000),
+      })
+      .strict(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -192,6 +221,23 @@ export const DEFAULT_LIFECYCLE: LifecycleConfig = {
   stm: { attention_threshold: 0.3, attention_min_words: 3, capacity: 7, initial_decay_factor: 0.85, rehearsal_factor: 1.1, chunk_max_items: 5 },
   systems: { neocortex_age_days: 30, hippocampus_factor: 0.8, abstraction_level: 3, context_dependency: 0.5, generalization: 0.7 },
   tiers: { hot: 10, warm: 1, cold: 0.1, grace_days: 1 },
+  retrieval: {
+    rrf_k: 60,
+    text_weight: 1,
+    // The default embedder is lexical: it backs up full text (stems, word pieces, Korean) rather
+    // than competing with it. Raise this with a semantic embedder (EMBEDDINGS_URL).
+    vector_weight: 0.5,
+    candidates: 100,
+    bm25_k1: 1.2,
+    bm25_b: 0.75,
+    neighbor_weights: { adjacent: 0.5, second: 0.2 },
+    tag_boost: 1.5,
+    retention_weight: 0.2,
+    importance_weight: 0.2,
+    priority_weights: { low: 0.9, normal: 1, high: 1.1, critical: 1.2 },
+    exact_scan_below: 20_000,
+    probes: 10,
+  },
 };
 
 /** A tenant's overrides: any subset of the config, nested objects partial too. */

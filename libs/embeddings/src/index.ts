@@ -1,0 +1,5 @@
+export * from './embedder';
+export * from './hashing-embedder';
+export * from './openai-embedder';
+export * from './embeddings.module';
+export * from './write-embedder';
