@@ -8,8 +8,8 @@
  *
  * `--via keyed` (default) stores every turn as a keyed memory. `--via conversation` also sends
  * the turns through the conversation stream (attention, STM, consolidation; session dates as
- * event time) into a second mind, and reports how many turns became long-term memories and the
- * hit@k of that mind next to the keyed one.
+ * event time) into a second mind, recreated on every run, and reports how many turns became
+ * long-term memories and the hit@k of that mind next to the keyed one.
  *
  * Data: LoCoMo (Maharana et al., ACL 2024), CC BY-NC 4.0. Read it where it lies; never copy it
  * into this repository. Parsing is lenient (see bench-data/SOURCE.md) and counts what it skips.
@@ -66,10 +66,16 @@ async function signIn(): Promise<string> {
   return login.body.token;
 }
 
-async function findOrCreateMind(auth: Headers, name: string): Promise<Headers> {
+async function findOrCreateMind(auth: Headers, name: string, fresh = false): Promise<Headers> {
   const found = await api<{ items: { id: string }[] }>('GET', `/v1/minds?name=${encodeURIComponent(name)}`, auth);
   if (found.status !== 200) fail(`listing minds answered ${found.status}`);
   let id = found.body.items[0]?.id;
+  if (id && fresh) {
+    // A stream is not idempotent (a second pass rehearses and reinforces): start from nothing.
+    const deleted = await api('DELETE', `/v1/minds/${id}`, auth);
+    if (deleted.status !== 204) fail(`deleting the previous mind answered ${deleted.status}`);
+    id = undefined;
+  }
   if (!id) {
     const created = await api<{ id: string }>('POST', '/v1/minds', auth, { name, description: 'LoCoMo conversation import' });
     if (created.status !== 201) fail(`creating the mind answered ${created.status}: ${JSON.stringify(created.body)}`);
@@ -239,7 +245,7 @@ async function main(): Promise<void> {
   const report: Record<string, unknown> = { conversation: conversation.sampleId, turns: conversation.turns.length, k, mode: args.mode, keyed: { ...keyed, ...keyedEval } };
 
   if (args.via === 'conversation') {
-    const streamHeaders = await findOrCreateMind(auth, `locomo ${conversation.sampleId} (conversation)`);
+    const streamHeaders = await findOrCreateMind(auth, `locomo ${conversation.sampleId} (conversation)`, true);
     const stream = await importViaConversation(conversation, streamHeaders);
     process.stdout.write(
       `conversation stream: ${conversation.turns.length} turns → ${stream.attended} entered STM, ${stream.rehearsed} rehearsed an entry, ` +

@@ -1,4 +1,5 @@
 import { ManualClock } from '../libs/config/src';
+import { InProcessScheduler } from '../libs/consolidation/src';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
 describe('conversation stream: attention, STM, consolidation (seed 000)', () => {
@@ -119,6 +120,39 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(emotional).toBeDefined();
     const memory = await t.http().get(`/v1/memory/${emotional.memory_id}/retention`).set(asAgent(f)).expect(200);
     expect(memory.body.review_schedule[0].at < '2026-04-02T00:00:00Z').toBe(true);
+  });
+
+  it('messages near the 32 KiB limit never wedge a conversation: chunks stay within a memory, content is fitted', async () => {
+    const big = (n: number) => ({ speaker: 'Big', content: `${'lorem ipsum dolor '.repeat(1700)} number ${n}`.slice(0, 32_760), importance: 0.9, occurred_at: new Date(Date.parse('2026-04-20T10:00:00Z') + n * 1000).toISOString() });
+    await post('c7', Array.from({ length: 12 }, (_, i) => big(i))).expect(201);
+    const full = await post('c7', [{ speaker: 'Big', content: 'x'.repeat(32_768), occurred_at: '2026-04-20T11:00:00Z' }]).expect(201);
+    expect(full.body.consolidated.length).toBeGreaterThan(0);
+    await post('c7', [{ speaker: 'Dan', content: 'a short and ordinary message afterwards' }]).expect(201);
+    const saved = await t.http().post('/v1/conversations/c7/consolidate').set(asAgent(f)).expect(200);
+    for (const c of saved.body.consolidated) {
+      const m = await t.http().get(`/v1/memory/${c.memory_id}`).set(asAgent(f)).expect(200);
+      expect(Buffer.byteLength(m.body.content, 'utf8')).toBeLessThanOrEqual(32_768);
+    }
+  });
+
+  it('a repeat that matters more lifts the entry it rehearses', async () => {
+    const line = { speaker: 'Ana', content: 'the quarterly report goes to the board on monday' };
+    await post('c8', [{ ...line, importance: 0 }]).expect(201);
+    await post('c8', [{ ...line, importance: 1 }]).expect(201);
+    const stm = await t.http().get('/v1/conversations/c8/stm').set(asAgent(f)).expect(200);
+    expect(stm.body.entries[0]).toMatchObject({ mentions: 2, importance: 1, importance_source: 'caller', triggers: ['importance'] });
+  });
+
+  it('the in-process scheduler runs the sleep cycle and the forgetting sweep', async () => {
+    const scheduler = t.app.get(InProcessScheduler);
+    await post('c9', [{ speaker: 'Ana', content: 'I am absolutely thrilled and overjoyed about the new baby!!!' }]).expect(201);
+    clock.advance(45_000);
+    expect(await scheduler.sleepAll()).toBeGreaterThanOrEqual(1);
+    expect((await t.http().get('/v1/conversations/c9/stm').set(asAgent(f)).expect(200)).body.entries).toEqual([]);
+    expect(await scheduler.sleepAll()).toBe(0);
+    clock.advance(400 * 86_400_000);
+    expect(await scheduler.forgetAll()).toBeGreaterThan(0);
+    expect(await scheduler.forgetAll()).toBe(0);
   });
 
   it('rejects bad messages naming the field, and a bad conversation id', async () => {

@@ -118,6 +118,20 @@ describe('hostile input', () => {
     await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'emoji2', content: '🧠', tags: ['🧠'.repeat(65)] }).expect(400);
   });
 
+  it('a path that is not valid percent-encoding answers in the API error shape', async () => {
+    const res = await t.http().get('/v1/memory/%FF').set(asAgent(f)).expect(400);
+    expect(res.body).toMatchObject({ statusCode: 400, errors: [{ field: 'path' }], requestId: expect.any(String) });
+  });
+
+  it('the first bad value in document order is named; long lists of problems are capped', async () => {
+    const res = await t.http().post('/v1/conversations/order/messages').set(asAgent(f)).send({ messages: [{ content: 'fine message here' }, { content: 'fine one too here' }, { content: 'a\u0000b' }, { content: 'bad \ud800' }] }).expect(400);
+    expect(res.body.errors[0].field).toBe('messages[2].content');
+    const keys = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, 1]));
+    const many = await t.http().put('/v1/tenant/settings/lifecycle').set(owner()).send(keys).expect(400);
+    expect(many.body.errors.length).toBeLessThanOrEqual(20);
+    expect(many.body.message.length).toBeLessThan(2000);
+  });
+
   it('conflicts name the field in errors too', async () => {
     const dup = await t.http().post('/v1/auth/register').send({ email: f.email, password: 'long enough', tenant_name: 'again' }).expect(409);
     expect(dup.body.errors).toEqual([{ field: 'email', message: 'is already registered; log in instead' }]);

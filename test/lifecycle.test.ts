@@ -77,9 +77,44 @@ describe('memory lifecycle through the API (seed 001)', () => {
     expect(card.body.access_count).toBe(2);
   });
 
-  it('without an importance, the rule engine scores and says so', async () => {
-    const res = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'pw', content: 'Remember: my password is hunter2!' }).expect(201);
-    expect(res.body).toMatchObject({ importance_score: 0.25, importance_source: 'rules', layer: 'working' });
+  it('without an importance, a keyed write is an explicit save: at least 0.8, long_term; without the floor the rule engine scores', async () => {
+    const saved = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'pw', content: 'Remember: my password is hunter2!' }).expect(201);
+    expect(saved.body).toMatchObject({ importance_score: 0.8, importance_source: 'explicit_save', layer: 'long_term' });
+    await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ importance: { explicit_save_floor: 0 } }).expect(200);
+    const scored = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'pw2', content: 'Remember: my password is hunter2!' }).expect(201);
+    expect(scored.body).toMatchObject({ importance_score: 0.25, importance_source: 'rules', layer: 'working' });
+    await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ importance: null }).expect(200);
+  });
+
+  it('PATCH merges into the overrides; PUT replaces them; bounds keep every derived time a real date', async () => {
+    await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ forgetting: { soft_threshold: 0.25 } }).expect(200);
+    const merged = await t.http().get('/v1/tenant/settings/lifecycle').set(owner()).expect(200);
+    expect(merged.body.overrides).toEqual({ retention: { preset: 'seed' }, forgetting: { soft_threshold: 0.25 } });
+    for (const bad of [
+      { review: { base_intervals_hours: [1e10] } },
+      { review: { min_interval_hours: 1e300 } },
+      { stm: { initial_decay_factor: 0 } },
+      { retention: { coefficients: { working: 100, short_term: 1, long_term: 0.001 } } },
+      { retention: { initial_retention: 0 } },
+      { importance: { weights: { relevance: 0, novelty: 0, emotional_impact: 0, actionable: 0, factual: 0, personal: 0 } } },
+    ]) {
+      const res = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send(bad);
+      expect({ bad, status: res.status }).toEqual({ bad, status: 400 });
+    }
+    await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'still_fine', content: 'Writes still work' }).expect(201);
+    await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ forgetting: null }).expect(200);
+    const back = await t.http().get('/v1/tenant/settings/lifecycle').set(owner()).expect(200);
+    expect(back.body.overrides).toEqual({ retention: { preset: 'seed' } });
+  });
+
+  it('an importance the writer sets is kept: a later content change does not rescore it, and lowering it moves the layer down', async () => {
+    const created = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'ratchet', content: 'Ratchet test', importance: 0.95 }).expect(201);
+    expect(created.body).toMatchObject({ layer: 'long_term', initial_retention: 0.95 });
+    const lowered = await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).send({ importance: 0.1 }).expect(200);
+    expect(lowered.body).toMatchObject({ importance_score: 0.1, importance_source: 'caller', layer: 'working', initial_retention: 0.1 });
+    expect(lowered.body.current_retention).toBeLessThanOrEqual(0.1);
+    const edited = await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).send({ content: 'Ratchet test, reworded' }).expect(200);
+    expect(edited.body).toMatchObject({ importance_score: 0.1, importance_source: 'caller' });
   });
 
   it('an import with a past occurred_at lives on event time', async () => {

@@ -46,6 +46,8 @@ describe('importance by an OpenAI-compatible LLM, with the three-level fallback 
     const url = await llm.start();
     t = await startTestApp({ LLM_URL: url, LLM_MODEL: 'test-model', LLM_API_KEY: 'sk-test', LLM_TIMEOUT_MS: '500' });
     f = await createTenant(t, 'llm');
+    // Keyed writes are explicit saves, floored at 0.8 by default; without the floor each path shows.
+    await t.http().patch('/v1/tenant/settings/lifecycle').set({ Authorization: `Bearer ${f.token}` }).send({ importance: { explicit_save_floor: 0 } }).expect(200);
   });
   afterAll(async () => {
     await t.close();

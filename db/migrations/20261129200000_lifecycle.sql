@@ -6,7 +6,7 @@
 alter table memories
   -- The instant `current_retention` refers to: R(t) = current_retention · exp(−(t − retention_at)_h / (24·S_eff)).
   add column retention_at timestamptz,
-  add column importance_source text check (importance_source in ('caller', 'llm', 'llm_regex', 'rules')),
+  add column importance_source text check (importance_source in ('caller', 'explicit_save', 'llm', 'llm_regex', 'rules')),
   add column emotional_weight double precision check (emotional_weight >= 0 and emotional_weight <= 1),
   -- Seed 000 systems consolidation: ×0.8 when the memory moves to the neocortex.
   add column hippocampus_dependency double precision not null default 1
@@ -58,7 +58,7 @@ create table stm_entries (
   speaker            text,
   message_ids        uuid[] not null,
   importance         double precision not null check (importance >= 0 and importance <= 1),
-  importance_source  text not null check (importance_source in ('caller', 'llm', 'llm_regex', 'rules')),
+  importance_source  text not null check (importance_source in ('caller', 'explicit_save', 'llm', 'llm_regex', 'rules')),
   emotion            double precision not null check (emotion >= 0 and emotion <= 1),
   association        double precision not null check (association >= 0 and association <= 1),
   utility            double precision not null check (utility >= 0 and utility <= 1),
@@ -86,4 +86,4 @@ grant select, insert, update, delete on stm_entries to engram_app;
 alter table messages
   add column stm_entry_id uuid,
   add column importance double precision check (importance >= 0 and importance <= 1),
-  add column importance_source text check (importance_source in ('caller', 'llm', 'llm_regex', 'rules'));
+  add column importance_source text check (importance_source in ('caller', 'explicit_save', 'llm', 'llm_regex', 'rules'));

@@ -23,6 +23,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     JWT_SECRET: TEST_JWT_SECRET,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATABASE_POOL_MAX: '5',
+    // Tests run periodic work themselves, when they mean to.
+    FORGETTING_INTERVAL_MS: '0',
+    SLEEP_CYCLE_INTERVAL_MS: '0',
+    EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
     ...env,
   });
   const app = await createApp(config, { clock: options.clock });

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { VersioningType, type INestApplication } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -17,6 +19,22 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
+  // A path that does not decode (`/v1/memory/%FF`) fails inside Express's router, before any Nest
+  // filter: answer it here in the API's error shape.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    try {
+      decodeURIComponent(req.path);
+      next();
+    } catch {
+      res.status(400).json({
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'path: is not valid percent-encoded UTF-8',
+        errors: [{ field: 'path', message: 'is not valid percent-encoded UTF-8' }],
+        requestId: typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : randomUUID(),
+      });
+    }
+  });
   app.enableVersioning({ type: VersioningType.URI });
   app.enableShutdownHooks();
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');

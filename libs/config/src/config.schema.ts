@@ -64,6 +64,10 @@ export const configSchema = z
     EMBEDDINGS_WRITE_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
     /** How often pending embeddings are retried in the background (ms); 0 turns it off. */
     EMBEDDINGS_BACKFILL_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(5000),
+    /** How often the forgetting sweep runs (ms); 0 turns it off. */
+    FORGETTING_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(900_000),
+    /** How often the STM sleep cycle consolidates waiting entries (ms); 0 turns it off. */
+    SLEEP_CYCLE_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
     /** Serve the OpenAPI UI at /docs and the document at /docs-json. */
     OPENAPI_ENABLED: envBoolean.default(true),
   })

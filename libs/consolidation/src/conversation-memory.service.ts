@@ -18,6 +18,7 @@ import {
 import { WriteEmbedder } from '@engram/embeddings';
 import { ImportanceScorer } from '@engram/llm';
 import {
+  CONTENT_MAX_BYTES,
   admitToStm,
   contentWords,
   emotionalEncoding,
@@ -87,6 +88,16 @@ export class MindNotFoundError extends Error {}
 type Entry = StmEntry & { importance_source: ImportanceSource };
 
 const SEARCH_CANDIDATES = 5;
+
+/** Text cut to a memory's content limit (32 KiB of UTF-8) on a character boundary, marked with an ellipsis. */
+export function fitContent(text: string): string {
+  if (Buffer.byteLength(text, 'utf8') <= CONTENT_MAX_BYTES) return text;
+  const chars = [...text];
+  let bytes = 3; // the ellipsis
+  let end = 0;
+  while (end < chars.length && bytes + Buffer.byteLength(chars[end] as string, 'utf8') <= CONTENT_MAX_BYTES) bytes += Buffer.byteLength(chars[end++] as string, 'utf8');
+  return `${chars.slice(0, end).join('')}…`;
+}
 
 /** Seed 002 category of an episode, read from its wording: preferences and identity; else a note. */
 export function episodeCategory(content: string): MemoryCategory {
@@ -185,7 +196,14 @@ export class ConversationMemory {
         } else {
           const repeated = findRepeated(buffer, content, config);
           if (repeated) {
-            buffer = buffer.map((e) => (e.id === repeated.id ? { ...rehearse(e, row.id, at, config), importance_source: e.importance_source } : e));
+            buffer = buffer.map((e) =>
+              e.id === repeated.id
+                ? {
+                    ...rehearse(e, row.id, at, config, { importance: importance.score, emotion }),
+                    importance_source: importance.score > e.importance ? importance.path : e.importance_source,
+                  }
+                : e,
+            );
             entryId = repeated.id;
             result.rehearsed += 1;
           } else {
@@ -368,7 +386,9 @@ export class ConversationMemory {
         mindId: scope.mindId,
         category: episodeCategory(entry.content),
         key: `episode_${entry.id.replace(/-/g, '')}`,
-        content: entry.content,
+        // A speaker's name can push a 32 KiB message past a memory's limit: the raw message stays
+        // in the log (source_refs) whole.
+        content: fitContent(entry.content),
         tags: entry.speaker ? [entry.speaker.replace(/,/g, ' ').slice(0, 64)] : [],
         provenance: provenanceOf(scope.writer, undefined),
         occurredAt: entry.entered_at,

@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { sql } from 'kysely';
-import { APP_CONFIG, CLOCK, type AppConfig, type Clock } from '@engram/config';
-import { TenantDb, vectorLiteral } from '@engram/db';
+import { CLOCK, type Clock } from '@engram/config';
+import { TenantDb, tenantIds, vectorLiteral } from '@engram/db';
 import { EMBEDDER, type Embedder } from '@engram/embeddings';
 
 /** Memories embedded per batch. */
@@ -12,44 +12,22 @@ const MAX_ATTEMPTS = 5;
 /**
  * Embeds what writes could not (provider slow or down) and re-embeds after a change of model:
  * per tenant, memories whose status is not `ready` or whose model is not the configured one, in
- * batches. Runs every `EMBEDDINGS_BACKFILL_INTERVAL_MS` in the API process (background jobs move
- * to the worker with the background-work issue). Idempotent: a second run finds nothing to do.
+ * batches. Idempotent: a second run finds nothing to do.
  */
 @Injectable()
-export class EmbeddingBackfill implements OnApplicationBootstrap, OnApplicationShutdown {
+export class EmbeddingBackfill {
   private readonly logger = new Logger('EmbeddingBackfill');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<unknown>;
 
   constructor(
     private readonly tenantDb: TenantDb,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  onApplicationBootstrap(): void {
-    const every = this.config.EMBEDDINGS_BACKFILL_INTERVAL_MS;
-    if (every <= 0) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.runOnce()
-        .catch((error: unknown) => this.logger.warn(`backfill failed: ${error instanceof Error ? error.message : String(error)}`))
-        .finally(() => (this.running = undefined));
-    }, every);
-    this.timer.unref();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
-  }
-
   /** One pass over every tenant. @returns how many memories got a vector. */
   async runOnce(): Promise<number> {
-    const tenants = await this.tenantDb.runWithoutTenant(async (db) => (await sql<{ id: string }>`select id from engram_tenant_ids()`.execute(db)).rows);
     let embedded = 0;
-    for (const { id } of tenants) {
+    for (const id of await tenantIds(this.tenantDb)) {
       try {
         embedded += await this.runForTenant(id);
       } catch (error) {

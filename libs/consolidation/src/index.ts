@@ -2,3 +2,4 @@ export * from './conversation-memory.service';
 export * from './consolidation.module';
 export * from './forgetting-sweep.service';
 export * from './embedding-backfill.service';
+export * from './in-process-scheduler';

@@ -9,7 +9,8 @@ const CACHE_MS = 10_000;
 /** Thrown when overrides break a rule; `problems` name each path (e.g. `retention.access_cap`). */
 export class LifecycleSettingsError extends Error {
   constructor(readonly problems: { path: string; message: string }[]) {
-    super(problems.map((p) => `${p.path}: ${p.message}`).join('; '));
+    const shown = problems.slice(0, 20);
+    super(shown.map((p) => `${p.path}: ${p.message}`).join('; ') + (problems.length > shown.length ? `; and ${problems.length - shown.length} more` : ''));
     this.name = 'LifecycleSettingsError';
   }
 }
@@ -61,7 +62,13 @@ export class LifecycleSettings {
   async replace(tx: TenantTx, overrides: Record<string, unknown>): Promise<LifecycleConfig> {
     const result = resolveLifecycle(overrides);
     if (!result.success) {
-      throw new LifecycleSettingsError(result.error.issues.map((i) => ({ path: i.path.join('.') || '(root)', message: i.message })));
+      throw new LifecycleSettingsError(
+      result.error.issues.map((i) => ({
+        path: i.path.join('.') || '(root)',
+        // "Unrecognized keys: ..." can list thousands of hostile keys.
+        message: i.message.length > 300 ? `${i.message.slice(0, 297)}...` : i.message,
+      })),
+    );
     }
     const before = await this.get(tx);
     await this.tenants.setSettingsSection(tx, 'lifecycle', overrides);

@@ -14,7 +14,7 @@ export type StorageLocation = 'hippocampus' | 'neocortex';
 export type UserRole = 'owner' | 'admin' | 'member';
 export type ActorType = 'user' | 'mind_key' | 'system';
 export type MemoryChange = 'create' | 'update' | 'verify';
-export type ImportanceSource = 'caller' | 'llm' | 'llm_regex' | 'rules';
+export type ImportanceSource = 'caller' | 'explicit_save' | 'llm' | 'llm_regex' | 'rules';
 export type EmbeddingStatus = 'pending' | 'ready' | 'failed';
 
 export interface TenantsTable {

@@ -59,3 +59,9 @@ export class TenantDb {
     return work(this.db);
   }
 }
+
+/** Every tenant's id, for work that fans out per tenant (security-definer `engram_tenant_ids`). */
+export async function tenantIds(tenantDb: TenantDb): Promise<string[]> {
+  const result = await tenantDb.runWithoutTenant((db) => sql<{ id: string }>`select id from engram_tenant_ids()`.execute(db));
+  return result.rows.map((r) => r.id);
+}

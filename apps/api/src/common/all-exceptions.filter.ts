@@ -27,6 +27,9 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
+/** Problems listed in one answer: enough to fix a request, not a wall of text for a hostile one. */
+const MAX_PROBLEMS = 20;
+
 /** The JSON body of every error answer. */
 export interface ErrorBody {
   statusCode: number;
@@ -76,8 +79,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
       return this.body(ERROR_STATUS[exception.code], exception.message, exception.problems);
     }
     if (exception instanceof ZodValidationException) {
-      const problems = zodProblems(exception.getZodError() as z.ZodError);
-      return this.body(400, problems.map((p) => `${p.field}: ${p.message}`).join('; '), problems);
+      const all = zodProblems(exception.getZodError() as z.ZodError);
+      const problems = all.slice(0, MAX_PROBLEMS);
+      const more = all.length > MAX_PROBLEMS ? `; and ${all.length - MAX_PROBLEMS} more` : '';
+      return this.body(400, problems.map((p) => `${p.field}: ${p.message}`).join('; ') + more, problems);
     }
     if (exception instanceof HttpException) {
       return this.fromHttpException(exception);

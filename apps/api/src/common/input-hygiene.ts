@@ -33,12 +33,17 @@ export function inputProblem(value: unknown, root: string): { field: string; mes
       if (!Number.isFinite(v)) return { field: path, message: 'must be a finite number' };
     } else if (v !== null && typeof v === 'object') {
       if (depth >= MAX_DEPTH) return { field: path || 'body', message: `is nested deeper than ${MAX_DEPTH} levels` };
+      // Children are pushed last-first, so the first problem found is the first in the document.
       if (Array.isArray(v)) {
-        v.forEach((item, i) => stack.push({ value: item, path: child(path, i), depth: depth + 1 }));
+        for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: child(path, i), depth: depth + 1 });
       } else {
-        for (const key of Object.keys(v)) {
+        const keys = Object.keys(v);
+        for (const key of keys) {
           const keyProblem = key === '__proto__' ? 'is not allowed as a key' : textProblem(key);
           if (keyProblem) return { field: child(path, key.replace(/\u0000/g, '\\u0000')), message: keyProblem };
+        }
+        for (let i = keys.length - 1; i >= 0; i--) {
+          const key = keys[i] as string;
           stack.push({ value: (v as Record<string, unknown>)[key], path: child(path, key), depth: depth + 1 });
         }
       }

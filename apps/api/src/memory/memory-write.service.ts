@@ -20,6 +20,7 @@ import {
   normalizeTags,
   provenanceOf,
   reencodeLifecycle,
+  withExplicitSaveFloor,
   type ImportanceResult,
   type LifecycleConfig,
 } from '@engram/memory';
@@ -119,7 +120,7 @@ function changeOf(
           );
     Object.assign(
       update,
-      reencodeLifecycle({ layer: current.layer, strength_days: current.strength_days, synaptic: current.synaptic_consolidated }, retentionNow, reimportance.score, now, config),
+      reencodeLifecycle({ layer: current.layer, synaptic: current.synaptic_consolidated }, retentionNow, reimportance.score, now, config, reimportance.path === 'caller'),
       { importance_source: reimportance.path, emotional_weight: emotionalEncoding(content).weight },
     );
   }
@@ -243,10 +244,14 @@ export class MemoryWriteService {
     return this.settings.forTenant(scope.tenantId);
   }
 
-  /** The caller's importance when given, else the scorer's (seed 001 §1). */
+  /**
+   * The caller's importance when given, else the scorer's (seed 001 §1), at least the explicit-save
+   * floor: a keyed write is an explicit save (DESIGN §4.1).
+   */
   private async importanceOf(input: { content?: string; importance?: number; category?: string; priority?: UpsertMemoryInput['priority'] }, config: LifecycleConfig): Promise<ImportanceResult> {
     if (input.importance !== undefined) return { score: input.importance, path: 'caller' };
-    return this.scorer.score(input.content ?? '', { category: input.category, priority: input.priority }, config);
+    const scored = await this.scorer.score(input.content ?? '', { category: input.category, priority: input.priority }, config);
+    return withExplicitSaveFloor(scored, config.importance.explicit_save_floor);
   }
 
   private async upsertInTx(
@@ -303,8 +308,9 @@ export class MemoryWriteService {
     config: LifecycleConfig,
     upsert: boolean,
   ): Promise<WriteResult> {
-    // A scorer's opinion of unchanged content is not news: only the caller's importance counts then.
-    const relevant = importance && (importance.path === 'caller' || (input.content !== undefined && contentHash(input.content) !== current.content_hash)) ? importance : undefined;
+    // A scorer's opinion counts only for new content, and never over an importance the writer set.
+    const rescored = input.content !== undefined && contentHash(input.content) !== current.content_hash && current.importance_source !== 'caller';
+    const relevant = importance && (importance.path === 'caller' || rescored) ? importance : undefined;
     const change = changeOf(current, input, relevant, scope, now, config, upsert, embedding);
     if (!change) return { memory: current, status: 'unchanged' };
     const memory = await this.memories.update(tx, scope.mindId, current.id, change);

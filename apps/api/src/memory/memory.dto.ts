@@ -194,7 +194,7 @@ export const MemoryViewSchema = z.object({
   content_hash: z.string(),
   embedding_model: z.string().nullable(),
   retention_at: nullableDate,
-  importance_source: z.enum(['caller', 'llm', 'llm_regex', 'rules']).nullable(),
+  importance_source: z.enum(['caller', 'explicit_save', 'llm', 'llm_regex', 'rules']).nullable(),
   emotional_weight: z.number().nullable(),
   hippocampus_dependency: z.number(),
   synaptic_consolidated: z.boolean(),

@@ -1,9 +1,24 @@
-import { Body, Controller, Get, Put } from '@nestjs/common';
+import { Body, Controller, Get, Patch, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { LifecycleSettings, LifecycleSettingsError, TenantDb } from '@engram/db';
 import { UsersOnly } from '../auth/auth.decorators';
 import { CurrentPrincipal, type UserPrincipal } from '../auth/principal';
 import { AppError } from '../common/app-error';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** JSON merge patch (RFC 7396): objects merge, `null` deletes, anything else replaces. */
+function mergeOverrides(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else if (isObject(v) && isObject(out[k])) out[k] = mergeOverrides(out[k] as Record<string, unknown>, v);
+    else out[k] = v;
+  }
+  return out;
+}
 
 /**
  * The tenant's lifecycle parameters (DESIGN §4-§5): every threshold, weight and preset, with the
@@ -30,7 +45,7 @@ export class LifecycleSettingsController {
   }
 
   /**
-   * Replaces the overrides (send `{}` to return to the defaults). Any subset of the config, nested
+   * Replaces all overrides with the body (send `{}` to return to the defaults). Any subset of the config, nested
    * objects partial, e.g. `{"retention": {"preset": "seed"}}`. The merged config is validated as a
    * whole: 400 names each bad path (`retention.access_cap: ...`). Changing strength parameters
    * recomputes every memory's `strength_days` from its layer.
@@ -39,18 +54,34 @@ export class LifecycleSettingsController {
   @Put()
   @ApiBody({ schema: { type: 'object', example: { retention: { preset: 'seed' } } } })
   @ApiOkResponse({ description: '{overrides, effective}' })
-  async put(@CurrentPrincipal() principal: UserPrincipal, @Body() body: Record<string, unknown>) {
+  put(@CurrentPrincipal() principal: UserPrincipal, @Body() body: Record<string, unknown>) {
+    return this.save(principal, async () => body);
+  }
+
+  /**
+   * Merges into the overrides already set (nested objects merge, arrays and values replace; `null`
+   * removes an override). Validated like PUT.
+   */
+  @UsersOnly('owner', 'admin')
+  @Patch()
+  @ApiBody({ schema: { type: 'object', example: { forgetting: { soft_threshold: 0.25 } } } })
+  @ApiOkResponse({ description: '{overrides, effective}' })
+  patch(@CurrentPrincipal() principal: UserPrincipal, @Body() body: Record<string, unknown>) {
+    return this.save(principal, async (current) => mergeOverrides(current, body));
+  }
+
+  private async save(principal: UserPrincipal, next: (current: Record<string, unknown>) => Promise<Record<string, unknown>>) {
     try {
-      return await this.tenantDb.run(principal.tenantId, async (tx) => ({
-        effective: await this.settings.replace(tx, body),
-        overrides: body,
-      }));
+      return await this.tenantDb.run(principal.tenantId, async (tx) => {
+        const overrides = await next(await this.settings.overrides(tx));
+        return { effective: await this.settings.replace(tx, overrides), overrides };
+      });
     } catch (error) {
       if (error instanceof LifecycleSettingsError) {
         throw new AppError(
           'bad_request',
           error.message,
-          error.problems.map((p) => ({ field: p.path, message: p.message })),
+          error.problems.slice(0, 20).map((p) => ({ field: p.path, message: p.message })),
         );
       }
       throw error;

@@ -50,25 +50,38 @@ export function encodeLifecycle(
 }
 
 /**
- * Re-encoding when a memory's content or importance is rewritten: the new importance, the layer
- * it classifies into unless the memory already sits higher (rewriting never demotes), and
- * retention re-anchored at `now` to the higher of what was left and the new initial retention.
+ * Re-encoding when a memory's importance changes.
+ *
+ * - Rescored (new content, scored again): the layer it classifies into unless the memory already
+ *   sits higher (a rescore never demotes), retention re-anchored at `now` to the higher of what was
+ *   left and the new initial retention.
+ * - Set by the writer (`explicit`): a correction, taken as given: the layer follows the new
+ *   importance either way, initial retention is reset, and retention now moves to the new initial
+ *   retention when raised or is capped by it when lowered.
+ *
  * The review schedule stays as fixed at creation.
  */
 export function reencodeLifecycle(
-  current: { layer: MemoryLayer; strength_days: number | null; synaptic: boolean },
+  current: { layer: MemoryLayer; synaptic: boolean },
   retentionNow: number,
   importance: number,
   now: Date,
   config: LifecycleConfig,
-): Pick<EncodedLifecycle, 'importance_score' | 'layer' | 'current_retention' | 'retention_at' | 'strength_days'> {
+  explicit = false,
+): Pick<EncodedLifecycle, 'importance_score' | 'layer' | 'current_retention' | 'retention_at' | 'strength_days'> & { initial_retention?: number } {
   const classified = classifyLayer(importance, config);
-  const layer = layerRank(classified) > layerRank(current.layer) ? classified : current.layer;
-  return {
-    importance_score: importance,
-    layer,
-    current_retention: Math.max(retentionNow, initialRetention(importance, config)),
-    retention_at: now,
-    strength_days: layerStrengthDays(layer, config) * (current.synaptic ? config.consolidation.synaptic_factor : 1),
-  };
+  const initial = initialRetention(importance, config);
+  const layer = explicit || layerRank(classified) > layerRank(current.layer) ? classified : current.layer;
+  const strength = layerStrengthDays(layer, config) * (current.synaptic ? config.consolidation.synaptic_factor : 1);
+  if (explicit) {
+    return {
+      importance_score: importance,
+      layer,
+      initial_retention: initial,
+      current_retention: initial >= retentionNow ? initial : Math.min(retentionNow, initial),
+      retention_at: now,
+      strength_days: strength,
+    };
+  }
+  return { importance_score: importance, layer, current_retention: Math.max(retentionNow, initial), retention_at: now, strength_days: strength };
 }

@@ -70,10 +70,17 @@ export function extractLocation(text: string): string | null {
   return ko?.[1] ?? null;
 }
 
-/** People in an episode: its speakers and capitalised names that are not at a sentence start. */
-export function extractPeople(text: string, speakers: readonly string[]): string[] {
+/**
+ * People in an episode: its speakers and capitalised names that are not at a sentence start and
+ * not part of the place it names.
+ */
+export function extractPeople(text: string, speakers: readonly string[], place: string | null = null): string[] {
   const names = new Set(speakers.filter(Boolean));
-  for (const m of text.matchAll(/(?<=[a-z,;]\s)([A-Z][a-z]{2,})(?=[\s,.!?]|$)/g)) names.add(m[1] as string);
+  const placeWords = new Set((place ?? '').split(/\s+/));
+  for (const m of text.matchAll(/(?<=[a-z,;]\s)([A-Z][a-z]{2,})(?=[\s,.!?]|$)/g)) {
+    const name = m[1] as string;
+    if (!placeWords.has(name)) names.add(name);
+  }
   return [...names];
 }
 
@@ -92,7 +99,7 @@ export function episodicPayload(input: {
   const encoding = emotionalEncoding(input.content);
   const compressed = compressEpisode(input.content);
   const location = extractLocation(input.content);
-  const who = extractPeople(input.content, input.speakers);
+  const who = extractPeople(input.content, input.speakers, location);
   const { weight: _weight, ...emotional_encoding } = encoding;
   return {
     type: 'episodic',

@@ -1,8 +1,20 @@
 import type { MemoryPriority } from '../memory.constants';
 import type { LifecycleConfig } from './lifecycle-config';
 
-/** Which path produced an importance score (seed 001 §1.2, "dual-path scoring"). */
-export type ImportancePath = 'caller' | 'llm' | 'llm_regex' | 'rules';
+/**
+ * Which path produced an importance score (seed 001 §1.2, "dual-path scoring"): the writer's own
+ * value, the LLM (JSON, or its regex fallback), the rule engine, or the explicit-save floor when
+ * that was higher than what the scorer said.
+ */
+export type ImportancePath = 'caller' | 'explicit_save' | 'llm' | 'llm_regex' | 'rules';
+
+/**
+ * An explicit save is at least `floor` important (DESIGN §4.1: explicit saves are LTM at once);
+ * a higher score from the scorer stands.
+ */
+export function withExplicitSaveFloor(result: ImportanceResult, floor: number): ImportanceResult {
+  return result.path === 'caller' || result.score >= floor ? result : { ...result, score: floor, path: 'explicit_save' };
+}
 
 export interface ImportanceResult {
   /** 0..1 */

@@ -17,7 +17,12 @@ export type StrengthPreset = keyof typeof STRENGTH_PRESETS;
 
 const unit = z.number().min(0).max(1);
 const positive = z.number().positive();
-const layerNumbers = z.object({ working: positive, short_term: positive, long_term: positive }).strict();
+/** Bounded so that every derived time stays a real date (review slots, strengths, windows). */
+const hours = z.number().positive().max(87_600, { message: 'must be at most 87600 hours (10 years)' });
+const days = z.number().positive().max(36_500, { message: 'must be at most 36500 days (100 years)' });
+const seconds = z.number().min(0).max(31_536_000, { message: 'must be at most 31536000 seconds (a year)' });
+const factor = z.number().positive().max(1000);
+const layerNumbers = z.object({ working: factor, short_term: factor, long_term: factor }).strict();
 
 export const lifecycleConfigSchema = z
   .object({
@@ -43,6 +48,13 @@ export const lifecycleConfigSchema = z
           .strict(),
         /** Words that mark importance; English matched as whole words, Korean as substrings. */
         keywords: z.array(z.string().min(1).max(64)).max(500),
+        /**
+         * The least importance of an explicit save (a keyed `POST /memory` without `importance`):
+         * saving is itself the sign that it matters (seed 000 `explicit_save_command`; DESIGN §4.1
+         * "explicit saves are LTM at once"). The default 0.8 puts them in long_term; 0 scores them
+         * like any other text.
+         */
+        explicit_save_floor: unit,
       })
       .strict(),
     layers: z.object({ long_term_threshold: unit, short_term_threshold: unit }).strict(),
@@ -50,8 +62,8 @@ export const lifecycleConfigSchema = z
       .object({
         preset: z.enum(['seed', 'calibrated']),
         /** `initial_retention = initial_retention × importance` (seed 001 §2.2.1). */
-        initial_retention: unit,
-        base_strength_days: positive,
+        initial_retention: z.number().min(0.01).max(1),
+        base_strength_days: days,
         coefficients: layerNumbers,
         /** `S_eff = S·(1 + access_reinforcement·ln(1 + access_count))`, at most `access_cap·S`. */
         access_reinforcement: z.number().min(0).max(10),
@@ -61,15 +73,15 @@ export const lifecycleConfigSchema = z
     review: z
       .object({
         /** Base review intervals, hours (seed 001 §2.2.3). */
-        base_intervals_hours: z.array(positive).min(1).max(20),
+        base_intervals_hours: z.array(hours).min(1).max(20),
         /** `interval × (1 − importance × importance_factor)`. */
-        importance_factor: unit,
-        min_interval_hours: positive,
+        importance_factor: z.number().min(0).max(0.99),
+        min_interval_hours: hours,
         /** On a due review: `R ← min(1, R + reinforcement·(1 − R))`. */
         reinforcement: unit,
       })
       .strict(),
-    promotion: z.object({ access_count: z.number().int().min(1), age_hours: positive, importance: unit }).strict(),
+    promotion: z.object({ access_count: z.number().int().min(1).max(1_000_000), age_hours: hours, importance: unit }).strict(),
     forgetting: z
       .object({
         soft_threshold: unit,
@@ -82,13 +94,13 @@ export const lifecycleConfigSchema = z
       .object({
         weights: z.object({ repetition: unit, importance: unit, emotion: unit, association: unit, utility: unit }).strict(),
         threshold: unit,
-        triggers: z.object({ repetition: z.number().int().min(1), importance: unit, emotion: unit }).strict(),
-        stm_min_seconds: z.number().min(0),
-        stm_max_seconds: positive,
-        sleep_cycle_min_seconds: z.number().min(0),
+        triggers: z.object({ repetition: z.number().int().min(1).max(1000), importance: unit, emotion: unit }).strict(),
+        stm_min_seconds: seconds,
+        stm_max_seconds: seconds.refine((s) => s > 0, { message: 'must be positive' }),
+        sleep_cycle_min_seconds: seconds,
         /** Synaptic consolidation: strength × synaptic_factor once, within synaptic_window_hours. */
         synaptic_factor: z.number().min(1).max(10),
-        synaptic_window_hours: positive,
+        synaptic_window_hours: hours,
         /** Word-set similarity (0..1) at which a new episode reinforces an existing memory instead. */
         near_duplicate_similarity: unit,
       })
@@ -103,21 +115,21 @@ export const lifecycleConfigSchema = z
         attention_threshold: unit,
         attention_min_words: z.number().int().min(0).max(50),
         capacity: z.number().int().min(5).max(9),
-        initial_decay_factor: unit,
+        initial_decay_factor: z.number().gt(0, { message: 'must be above 0' }).max(1),
         rehearsal_factor: z.number().min(1).max(2),
         chunk_max_items: z.number().int().min(2).max(9),
       })
       .strict(),
     systems: z
       .object({
-        neocortex_age_days: positive,
+        neocortex_age_days: days,
         hippocampus_factor: unit,
         abstraction_level: z.number().min(1).max(5),
         context_dependency: unit,
         generalization: unit,
       })
       .strict(),
-    tiers: z.object({ hot: positive, warm: positive, cold: positive, grace_days: z.number().min(0) }).strict(),
+    tiers: z.object({ hot: factor, warm: factor, cold: factor, grace_days: z.number().min(0).max(36_500) }).strict(),
     /** Hybrid retrieval (DESIGN §6). */
     retrieval: z
       .object({
@@ -142,7 +154,7 @@ export const lifecycleConfigSchema = z
         importance_weight: unit,
         priority_weights: z.object({ low: positive, normal: positive, high: positive, critical: positive }).strict(),
         /** Minds with fewer memories than this scan vectors exactly; larger ones use the ivfflat index. */
-        exact_scan_below: z.number().int().min(0),
+        exact_scan_below: z.number().int().min(0).max(100_000_000),
         /** ivfflat lists probed per query. */
         probes: z.number().int().min(1).max(10_000),
       })
@@ -161,6 +173,16 @@ export const lifecycleConfigSchema = z
     }
     if (c.consolidation.stm_min_seconds > c.consolidation.stm_max_seconds) {
       ctx.addIssue({ code: 'custom', path: ['consolidation', 'stm_min_seconds'], message: 'must not exceed stm_max_seconds' });
+    }
+    const k = c.retention.coefficients;
+    if (!(k.working <= k.short_term && k.short_term <= k.long_term)) {
+      ctx.addIssue({ code: 'custom', path: ['retention', 'coefficients'], message: 'must satisfy working ≤ short_term ≤ long_term (higher layers decay slower)' });
+    }
+    if (Object.values(c.importance.weights).every((w) => w === 0)) {
+      ctx.addIssue({ code: 'custom', path: ['importance', 'weights'], message: 'must not all be 0' });
+    }
+    if (Object.values(c.consolidation.weights).every((w) => w === 0)) {
+      ctx.addIssue({ code: 'custom', path: ['consolidation', 'weights'], message: 'must not all be 0' });
     }
     const intervals = c.review.base_intervals_hours;
     if (intervals.some((h, i) => i > 0 && h <= (intervals[i - 1] ?? 0))) {
@@ -194,6 +216,7 @@ export const DEFAULT_LIFECYCLE: LifecycleConfig = {
       medium_priority_bonus: 0.1,
     },
     keywords: IMPORTANCE_KEYWORDS,
+    explicit_save_floor: 0.8,
   },
   layers: { long_term_threshold: 0.8, short_term_threshold: 0.6 },
   retention: {

@@ -1,3 +1,4 @@
+import { CONTENT_MAX_BYTES } from '../memory.constants';
 import { consolidationScore, immediateTriggers, repetitionSignal } from './consolidation';
 import type { LifecycleConfig } from './lifecycle-config';
 import { contentWords, wordSimilarity } from './similarity';
@@ -49,26 +50,37 @@ export function entryStrength(entry: StmEntry, now: Date, config: LifecycleConfi
   return entryScore(entry, config) * activation(entry, now);
 }
 
-/** The entry that a new mention repeats (content-word similarity ≥ the near-duplicate threshold). */
+/**
+ * The entry that a new mention repeats (content-word similarity ≥ the near-duplicate threshold);
+ * a chunk is compared item by item (one line each), so chunked entries can still be rehearsed.
+ */
 export function findRepeated(buffer: readonly StmEntry[], content: string, config: LifecycleConfig): StmEntry | undefined {
   const words = contentWords(content);
   if (words.size === 0) return undefined;
   let best: StmEntry | undefined;
   let bestSimilarity = config.consolidation.near_duplicate_similarity;
   for (const entry of buffer) {
-    const s = wordSimilarity(words, entry.content);
-    if (s >= bestSimilarity) {
-      best = entry;
-      bestSimilarity = s;
+    const parts = entry.chunk ? entry.content.split('\n') : [entry.content];
+    for (const part of parts) {
+      const s = wordSimilarity(words, part);
+      if (s >= bestSimilarity) {
+        best = entry;
+        bestSimilarity = s;
+      }
     }
   }
   return best;
 }
 
-/** Seed 000 `rehearsal_loop`: rehearsal_count+1, decay factor ×1.1 (kept below 1), one more mention. */
-export function rehearse(entry: StmEntry, messageId: string, now: Date, config: LifecycleConfig): StmEntry {
+/**
+ * Seed 000 `rehearsal_loop`: rehearsal_count+1, decay factor ×1.1 (kept below 1), one more
+ * mention; a repeat that matters more (its importance or emotion) lifts the entry's.
+ */
+export function rehearse(entry: StmEntry, messageId: string, now: Date, config: LifecycleConfig, repeat?: { importance: number; emotion: number }): StmEntry {
   return {
     ...entry,
+    importance: Math.max(entry.importance, repeat?.importance ?? 0),
+    emotion: Math.max(entry.emotion, repeat?.emotion ?? 0),
     mentions: entry.mentions + 1,
     rehearsal_count: entry.rehearsal_count + 1,
     decay_factor: Math.min(0.99, entry.decay_factor * config.stm.rehearsal_factor),
@@ -77,17 +89,27 @@ export function rehearse(entry: StmEntry, messageId: string, now: Date, config: 
   };
 }
 
+/**
+ * What two consecutive entries have in common, if enough to chunk them: two or more shared
+ * content words (of 4+ letters), or one from the same speaker. A shared speaker alone is not a
+ * pattern (one person talks about many things).
+ */
 function sharedPattern(a: StmEntry, b: StmEntry): string | null {
-  if (a.speaker && a.speaker === b.speaker) return `speaker:${a.speaker}`;
   const x = contentWords(a.content);
   const shared = [...contentWords(b.content)].filter((w) => x.has(w) && w.length > 3);
-  return shared.length > 0 ? `topic:${shared.slice(0, 3).join(',')}` : null;
+  if (shared.length >= 2 || (shared.length === 1 && a.speaker !== null && a.speaker === b.speaker)) {
+    return `topic:${shared.slice(0, 3).join(',')}`;
+  }
+  return null;
 }
 
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+
 /**
- * Seed 000 `chunking`: the longest run (2 to 5) of consecutive, unchunked entries that share a
- * pattern (one speaker, or a topic word) becomes one chunk entry, freeing places. The chunk keeps
- * its pattern and holds the items' gist; its signals are the strongest of its items.
+ * Seed 000 `chunking`: the longest run (2 to 5) of consecutive, unchunked entries each sharing a
+ * topic with the next (see `sharedPattern`), and fitting one memory's 32 KiB together, becomes one
+ * chunk entry, freeing places. The chunk keeps the pattern of its first pair and holds the items'
+ * text, one per line; its signals are the strongest of its items.
  *
  * @returns the buffer with the chunk in place of its items, or `undefined` when nothing chunks.
  */
@@ -98,13 +120,18 @@ export function chunkBuffer(buffer: readonly StmEntry[], newId: string, config: 
     if (first.chunk) continue;
     const pattern = sharedPattern(first, buffer[start + 1] as StmEntry);
     if (!pattern) continue;
+    // A chunk becomes one memory: it must fit a memory's content limit.
+    let size = bytes(first.content) + 1 + bytes((buffer[start + 1] as StmEntry).content);
+    if (size > CONTENT_MAX_BYTES) continue;
     let length = 2;
     while (
       length < config.stm.chunk_max_items &&
       start + length < buffer.length &&
       !(buffer[start + length] as StmEntry).chunk &&
-      sharedPattern(buffer[start + length - 1] as StmEntry, buffer[start + length] as StmEntry) === pattern
+      sharedPattern(buffer[start + length - 1] as StmEntry, buffer[start + length] as StmEntry) !== null &&
+      size + 1 + bytes((buffer[start + length] as StmEntry).content) <= CONTENT_MAX_BYTES
     ) {
+      size += 1 + bytes((buffer[start + length] as StmEntry).content);
       length += 1;
     }
     if (!(buffer[start + 1] as StmEntry).chunk && (!best || length > best.length)) best = { start, length, pattern };
