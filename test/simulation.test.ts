@@ -146,7 +146,7 @@ describe('90-day simulation on an injectable clock', () => {
     expect(recall.text).toContain('Day 89 high note');
     const lost = low.find((r) => r.content.startsWith('Dana: Day 3 low note 0:'));
     expect(lost?.forgotten_at).not.toBeNull();
-    const search = await t.http().get('/v1/memory/search').query({ q: lost?.content.replace(/[^\w ]/g, ' '), mode: 'all' }).set(asAgent(f)).expect(200);
+    const search = await t.http().get('/v1/memory/search').query({ q: lost?.content.replace(/[^\w ]/g, ' '), mode: 'all', limit: 100 }).set(asAgent(f)).expect(200);
     const found = search.body.items.find((m: { id: string }) => m.id === lost?.id);
     expect(found.forgotten_at).not.toBeNull();
     const after = await t.http().get(`/v1/memory/${lost?.id}/retention`).set(asAgent(f)).expect(200);

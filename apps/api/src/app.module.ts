@@ -24,6 +24,7 @@ import { JsonBodyMiddleware } from './common/json-body.middleware';
 import { HealthController } from './health/health.controller';
 import { MemoryController } from './memory/memory.controller';
 import { MemoryReadService } from './memory/memory-read.service';
+import { HybridSearch } from './memory/hybrid-search.service';
 import { MemoryWriteService } from './memory/memory-write.service';
 import { MindAccess } from './memory/mind-access';
 import { MindsController } from './minds/minds.controller';
@@ -90,6 +91,7 @@ export class AppModule implements NestModule {
         MindAccess,
         MemoryWriteService,
         MemoryReadService,
+        HybridSearch,
         { provide: APP_GUARD, useClass: ApiAuthGuard },
         { provide: APP_PIPE, useClass: ZodValidationPipe },
         { provide: APP_INTERCEPTOR, useClass: ZodSerializerInterceptor },

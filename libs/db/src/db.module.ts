@@ -11,6 +11,7 @@ import { TenantsRepository } from './repositories/tenants.repository';
 import { UsersRepository } from './repositories/users.repository';
 import { StmRepository } from './repositories/stm.repository';
 import { MessagesRepository } from './repositories/messages.repository';
+import { RetrievalRepository } from './repositories/retrieval.repository';
 
 /** Injection token of the open {@link DatabaseHandle}. */
 export const DATABASE_HANDLE = Symbol('DATABASE_HANDLE');
@@ -24,6 +25,7 @@ const repositories = [
   MemoryVersionsRepository,
   StmRepository,
   MessagesRepository,
+  RetrievalRepository,
 ];
 
 const providers: Provider[] = [

@@ -16,3 +16,4 @@ export * from './repositories/stm.repository';
 export * from './repositories/messages.repository';
 export * from './lifecycle-settings';
 export * from './memory-rows';
+export * from './repositories/retrieval.repository';

@@ -1,12 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '@engram/config';
-import { LifecycleSettings, MemoriesRepository, MemoryVersionsRepository, TenantDb, type MemoryFilter, type SearchMode } from '@engram/db';
+import { LifecycleSettings, MemoriesRepository, MemoryVersionsRepository, TenantDb, type MemoryFilter, type RetrievalFilter } from '@engram/db';
 import { formatRecall, normalizeTags, parseDuration, type MemoryCategory, type MemoryPriority } from '@engram/memory';
 import { AppError } from '../common/app-error';
 import { decodeCursor, encodeCursor } from '../common/ids';
 import type { MemoryScope } from './memory-scope';
 import { memoryView, versionView } from './memory.view';
 import { retentionView } from './retention.view';
+import { HybridSearch } from './hybrid-search.service';
+import type { SearchQuery } from './memory.dto';
 import { MindAccess } from './mind-access';
 
 export interface ListQuery {
@@ -35,6 +37,7 @@ export class MemoryReadService {
     private readonly memories: MemoriesRepository,
     private readonly versions: MemoryVersionsRepository,
     private readonly settings: LifecycleSettings,
+    private readonly hybrid: HybridSearch,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -71,27 +74,41 @@ export class MemoryReadService {
     return { items: page.map(memoryView), next_cursor: rows.length > query.limit && last ? encodeCursor(last.id) : null };
   }
 
-  /** Full-text search, best match first, expired left out. */
-  async search(
-    scope: MemoryScope,
-    query: { q: string; mode: SearchMode; category?: MemoryCategory; tag?: string[]; priority?: MemoryPriority; limit: number },
-  ) {
+  /**
+   * Hybrid search (DESIGN §6): full text and vectors fused, weighted by retention, importance and
+   * priority; expired memories left out, soft-forgotten ones ranked down. Hits are accesses.
+   */
+  async search(scope: MemoryScope, query: SearchQuery) {
     const now = this.clock.now();
     const config = await this.settings.forTenant(scope.tenantId);
-    const filter: MemoryFilter = {
+    const vector = await this.hybrid.queryVector(query.q);
+    const filter: RetrievalFilter = {
       category: query.category,
       priority: query.priority,
       tags: query.tag ? normalizeTags(query.tag) : undefined,
+      memoryType: query.memory_type,
+      layer: query.layer,
+      tier: query.tier,
+      from: query.from ? new Date(query.from) : undefined,
+      to: query.to ? new Date(query.to) : undefined,
+      verified: query.verified,
       activeAt: now,
+      mustMatch: query.mode === 'all' ? query.q : undefined,
     };
-    const hits = await this.tenantDb.run(scope.tenantId, async (tx) => {
-      await this.minds.require(tx, scope);
-      const hits = await this.memories.search(tx, scope.mindId, query.q, query.mode, filter, query.limit, config.forgetting.forgotten_rank_factor);
-      // Hits are answered as found; their access is recorded alongside, not read back.
-      await this.memories.recordAccess(tx, scope.mindId, hits.map((h) => h.id), now, config, { returning: false });
-      return hits;
-    }, { durable: false });
-    return { items: hits.map(({ score, ...row }) => ({ ...memoryView(row), score })) };
+    const hits = await this.tenantDb.run(
+      scope.tenantId,
+      async (tx) => {
+        await this.minds.require(tx, scope);
+        const found = await this.hybrid.search(tx, scope.mindId, { q: query.q, mode: query.mode, vector, filter, limit: query.limit }, config);
+        // Hits are answered as found; their access is recorded alongside, not read back.
+        await this.hybrid.recordAccess(tx, scope.mindId, found, config);
+        return found;
+      },
+      { durable: false },
+    );
+    return {
+      items: hits.map((h) => ({ ...memoryView(h.row), score: h.score, ...(query.explain ? { explain: h.explain } : {}) })),
+    };
   }
 
   /** Memories that expire within the window (`7d`, `12h`, ...), soonest first. */

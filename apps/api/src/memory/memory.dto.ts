@@ -15,7 +15,7 @@ import {
   TAG_MAX_LENGTH,
 } from '@engram/memory';
 
-import { booleanParam, charLength, enumParam, isoDateTime, limitParam, once, oneLine, tagFilter, tagText, textParam } from '../common/zod-fields';
+import { booleanParam, enumParam, isoDateTime, limitParam, once, oneLine, tagFilter, tagText, textParam } from '../common/zod-fields';
 
 // Field rules of seed 002, with messages that say the rule (the API answers `<field>: <rule>`).
 
@@ -122,6 +122,8 @@ export class ListMemoryQueryDto extends createZodDto(ListMemoryQuerySchema) {}
 export const ByTagQuerySchema = ListMemoryQuerySchema.omit({ tag: true }).extend({ tag: tagFilter(TAGS_MAX, TAG_MAX_LENGTH) });
 export class ByTagQueryDto extends createZodDto(ByTagQuerySchema) {}
 
+const timeParam = once(isoDateTime);
+
 export const SearchQuerySchema = z
   .object({
     q: textParam(1000, true),
@@ -129,10 +131,21 @@ export const SearchQuerySchema = z
     category: queryCategory.optional(),
     tag: tagFilter(TAGS_MAX, TAG_MAX_LENGTH).optional(),
     priority: queryPriority.optional(),
+    memory_type: enumParam(MEMORY_TYPES).optional(),
+    layer: enumParam(MEMORY_LAYERS).optional(),
+    tier: enumParam(MEMORY_TIERS).optional(),
+    /** occurred_at at or after this instant */
+    from: timeParam.optional(),
+    /** occurred_at before this instant */
+    to: timeParam.optional(),
+    verified: booleanParam.optional(),
+    explain: booleanParam.default(false),
     limit: limitParam(100, 10),
   })
-  .strict();
+  .strict()
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { message: 'from must be before to', path: ['from'] });
 export class SearchQueryDto extends createZodDto(SearchQuerySchema) {}
+export type SearchQuery = z.infer<typeof SearchQuerySchema>;
 
 export const ExpiringQuerySchema = z
   .object({
@@ -207,8 +220,25 @@ export class MemoryPageDto extends createZodDto(MemoryPageSchema) {}
 export const MemoryListSchema = z.object({ items: z.array(MemoryViewSchema) });
 export class MemoryListDto extends createZodDto(MemoryListSchema) {}
 
+const ExplanationSchema = z.object({
+  text: z.object({ bm25: z.number(), smoothed: z.number(), rank: z.number().int().nullable() }),
+  vector: z.object({ distance: z.number().nullable(), similarity: z.number(), smoothed: z.number(), rank: z.number().int().nullable() }),
+  tag_boost: z.number(),
+  rrf: z.number(),
+  retention_factor: z.number(),
+  importance_factor: z.number(),
+  priority_factor: z.number(),
+  forgotten_factor: z.number(),
+  score: z.number(),
+});
+
 export const SearchResultSchema = z.object({
-  items: z.array(MemoryViewSchema.extend({ score: z.number().describe('full-text rank (ts_rank), higher is better') })),
+  items: z.array(
+    MemoryViewSchema.extend({
+      score: z.number().describe('fused and weighted relevance (higher is better)'),
+      explain: ExplanationSchema.optional().describe('with ?explain=true: how the score came about'),
+    }),
+  ),
 });
 export class SearchResultDto extends createZodDto(SearchResultSchema) {}
 

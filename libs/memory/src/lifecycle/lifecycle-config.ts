@@ -139,6 +139,8 @@ export const lifecycleConfigSchema = z
         vector_weight: z.number().min(0).max(10),
         /** Candidates each branch (full text, vectors) brings to the fusion. */
         candidates: z.number().int().min(10).max(1000),
+        /** Nearest vectors less similar than this (cosine, 0..1) are not candidates: they are noise. */
+        min_vector_similarity: unit,
         /** BM25 over the full-text index: term saturation and length normalisation. */
         bm25_k1: z.number().min(0).max(10),
         bm25_b: unit,
@@ -251,6 +253,7 @@ export const DEFAULT_LIFECYCLE: LifecycleConfig = {
     // than competing with it. Raise this with a semantic embedder (EMBEDDINGS_URL).
     vector_weight: 0.5,
     candidates: 100,
+    min_vector_similarity: 0.1,
     bm25_k1: 1.2,
     bm25_b: 0.75,
     neighbor_weights: { adjacent: 0.5, second: 0.2 },

@@ -1,0 +1,110 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '@engram/config';
+import {
+  MemoriesRepository,
+  RetrievalRepository,
+  narrows,
+  type MatchMode,
+  type MemoryRow,
+  type RetrievalFilter,
+  type TenantTx,
+  type VectorScan,
+} from '@engram/db';
+import { EMBEDDER, type Embedder } from '@engram/embeddings';
+import { currentRetention, rankHybrid, type Candidate, type Explanation, type LifecycleConfig } from '@engram/memory';
+
+/** One result of a hybrid search: the memory as found, its score and how it came about. */
+export interface HybridHit {
+  row: MemoryRow;
+  score: number;
+  explain: Explanation;
+}
+
+const NEIGHBOUR_REACH = 2;
+const SIZE_CACHE_MS = 60_000;
+
+function retentionOf(row: MemoryRow, now: Date, config: LifecycleConfig): number | null {
+  if (row.current_retention === null || row.retention_at === null || row.strength_days === null) return null;
+  return currentRetention(
+    { current_retention: row.current_retention, retention_at: row.retention_at, strength_days: row.strength_days, access_count: row.access_count },
+    now,
+    config,
+  );
+}
+
+/**
+ * Hybrid retrieval (DESIGN §6): BM25 full text and nearest embeddings bring candidates, their
+ * neighbours in time join them, and libs/memory `rankHybrid` fuses and weights them. Vectors are
+ * scanned exactly in minds smaller than `retrieval.exact_scan_below` and through ivfflat (with
+ * `retrieval.probes`, iterating when filtered) above it. Runs inside the caller's transaction.
+ */
+@Injectable()
+export class HybridSearch {
+  private readonly sizes = new Map<string, { until: number; size: number }>();
+
+  constructor(
+    private readonly retrieval: RetrievalRepository,
+    private readonly memories: MemoriesRepository,
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** The query's vector, or null when the embedder cannot give one now (search goes on with full text). */
+  async queryVector(q: string): Promise<number[] | null> {
+    try {
+      const [v] = await this.embedder.embed([q]);
+      return v && v.some((x) => x !== 0) ? v : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async search(
+    tx: TenantTx,
+    mindId: string,
+    query: { q: string; mode: MatchMode; vector: number[] | null; filter: RetrievalFilter; limit: number },
+    config: LifecycleConfig,
+  ): Promise<HybridHit[]> {
+    const r = config.retrieval;
+    const text = await this.retrieval.text(tx, mindId, query.q, query.mode, query.filter, r.candidates, { k1: r.bm25_k1, b: r.bm25_b });
+    const vector = (
+      query.vector ? await this.retrieval.vector(tx, mindId, query.vector, query.filter, r.candidates, await this.scanFor(tx, mindId, query.filter, config)) : []
+    ).filter((h) => 1 - h.distance >= r.min_vector_similarity);
+    const textById = new Map(text.map((h) => [h.id, h.bm25]));
+    const vectorById = new Map(vector.map((h) => [h.id, h.distance]));
+    const rows = await this.retrieval.withNeighbours(tx, mindId, [...new Set([...textById.keys(), ...vectorById.keys()])], NEIGHBOUR_REACH, query.filter);
+    const now = this.clock.now();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const candidates: Candidate[] = rows.map((row) => ({
+      id: row.id,
+      bm25: textById.get(row.id),
+      distance: vectorById.get(row.id),
+      temporal_context: row.temporal_context,
+      temporal_position: row.temporal_position,
+      tags: row.tags,
+      retention: retentionOf(row, now, config),
+      importance: row.importance_score,
+      priority: row.priority,
+      forgotten: row.forgotten_at !== null,
+    }));
+    return rankHybrid(candidates, query.q, config)
+      .slice(0, query.limit)
+      .map((h) => ({ row: byId.get(h.id) as MemoryRow, score: h.score, explain: h.explain }));
+  }
+
+  /** Records an access of each hit (DESIGN §5). */
+  recordAccess(tx: TenantTx, mindId: string, hits: readonly HybridHit[], config: LifecycleConfig): Promise<unknown> {
+    return this.memories.recordAccess(tx, mindId, hits.map((h) => h.row.id), this.clock.now(), config, { returning: false });
+  }
+
+  private async scanFor(tx: TenantTx, mindId: string, filter: RetrievalFilter, config: LifecycleConfig): Promise<VectorScan> {
+    const key = `${tx.tenantId}:${mindId}`;
+    let cached = this.sizes.get(key);
+    if (!cached || cached.until < Date.now()) {
+      cached = { until: Date.now() + SIZE_CACHE_MS, size: await this.retrieval.mindSize(tx, mindId) };
+      this.sizes.set(key, cached);
+    }
+    if (cached.size < config.retrieval.exact_scan_below) return { exact: true };
+    return { exact: false, probes: config.retrieval.probes, iterative: narrows(filter) };
+  }
+}
