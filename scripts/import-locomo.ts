@@ -16,7 +16,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { parseConversation, parseEvidence, type LocomoConversation } from './locomo';
+import { parseConversation, parseEvidence, turnMemory, type LocomoConversation } from './locomo';
 
 const { values: args } = parseArgs({
   options: {
@@ -106,16 +106,7 @@ const eventTime = (conversation: LocomoConversation, position: number) => {
 
 /** Every turn as a keyed memory (key from the dia_id, dia_id in source_refs). */
 async function importKeyed(conversation: LocomoConversation, headers: Headers) {
-  const items = conversation.turns.map((turn, position) => ({
-    category: 'note',
-    key: turn.key,
-    content: turn.content,
-    tags: [turn.speaker.toLowerCase(), `session_${turn.session}`],
-    memory_type: 'episodic',
-    source_refs: [turn.diaId],
-    temporal_context: turn.sessionDateText ?? undefined,
-    occurred_at: eventTime(conversation, position),
-  }));
+  const items = conversation.turns.map((_turn, position) => turnMemory(conversation, position));
   const started = Date.now();
   const totals = { created: 0, updated: 0, unchanged: 0 };
   for (let i = 0; i < items.length; i += 500) {

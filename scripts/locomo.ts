@@ -131,3 +131,24 @@ export function parseEvidence(evidence: unknown, known: ReadonlySet<string>): { 
   }
   return { ids, skipped };
 }
+
+/**
+ * A turn as a keyed memory, the way the importer and the retrieval benchmark store it: key from
+ * the dia_id, content "<speaker>: <text>" (+ caption), tags speaker and session, the dia_id in
+ * source_refs, the session's date as event time (one second per turn, to keep their order) and
+ * as temporal context, the turn's number in its session as temporal position.
+ */
+export function turnMemory(conversation: LocomoConversation, position: number) {
+  const turn = conversation.turns[position] as LocomoTurn;
+  return {
+    category: 'note',
+    key: turn.key,
+    content: turn.content,
+    tags: [turn.speaker.toLowerCase(), `session_${turn.session}`],
+    memory_type: 'episodic',
+    source_refs: [turn.diaId],
+    temporal_context: turn.sessionDateText ?? `session ${turn.session}`,
+    temporal_position: Number(turn.diaId.split(':')[1]),
+    occurred_at: turn.sessionDate ? new Date(turn.sessionDate.getTime() + position * 1000).toISOString() : undefined,
+  };
+}

@@ -35,6 +35,7 @@ export interface NewMemoryInput {
   memoryType?: MemoryType;
   sourceRefs?: string[];
   temporalContext?: string | null;
+  temporalPosition?: number | null;
   payload?: Record<string, unknown>;
   importance: ImportanceResult;
   /** Out of STM consolidation: strength × the synaptic factor (seed 000). */
@@ -79,6 +80,7 @@ export function newMemoryRow(input: NewMemoryInput, config: LifecycleConfig): Om
     memory_type: input.memoryType ?? DEFAULT_MEMORY_TYPE[input.category],
     source_refs: input.sourceRefs ?? [],
     temporal_context: input.temporalContext ?? null,
+    temporal_position: input.temporalPosition ?? null,
     payload: JSON.stringify(input.payload ?? {}),
     ...encodeLifecycle({ importance: input.importance.score, bornAt, synaptic: input.synaptic }, config),
     importance_source: input.importance.path,

@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
@@ -30,7 +31,9 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   ) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
-      secretOrKey: secret,
+      // A key object, not a string: jsonwebtoken would otherwise try to parse the secret as a
+      // PEM public key on every request before treating it as an HMAC secret.
+      secretOrKey: createSecretKey(Buffer.from(secret, 'utf8')) as unknown as string,
       algorithms: ['HS256'],
       issuer: config.JWT_ISSUER,
       audience: config.JWT_AUDIENCE,

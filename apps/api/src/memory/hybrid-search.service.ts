@@ -11,9 +11,9 @@ import {
   type VectorScan,
 } from '@engram/db';
 import { EMBEDDER, type Embedder } from '@engram/embeddings';
-import { currentRetention, rankHybrid, type Candidate, type Explanation, type LifecycleConfig } from '@engram/memory';
+import { rankHybrid, type Candidate, type Explanation, type LifecycleConfig } from '@engram/memory';
 
-/** One result of a hybrid search: the memory as found, its score and how it came about. */
+/** One result of a hybrid search: the memory (with this access counted), its score and how it came about. */
 export interface HybridHit {
   row: MemoryRow;
   score: number;
@@ -23,20 +23,12 @@ export interface HybridHit {
 const NEIGHBOUR_REACH = 2;
 const SIZE_CACHE_MS = 60_000;
 
-function retentionOf(row: MemoryRow, now: Date, config: LifecycleConfig): number | null {
-  if (row.current_retention === null || row.retention_at === null || row.strength_days === null) return null;
-  return currentRetention(
-    { current_retention: row.current_retention, retention_at: row.retention_at, strength_days: row.strength_days, access_count: row.access_count },
-    now,
-    config,
-  );
-}
-
 /**
  * Hybrid retrieval (DESIGN §6): BM25 full text and nearest embeddings bring candidates, their
  * neighbours in time join them, and libs/memory `rankHybrid` fuses and weights them. Vectors are
  * scanned exactly in minds smaller than `retrieval.exact_scan_below` and through ivfflat (with
- * `retrieval.probes`, iterating when filtered) above it. Runs inside the caller's transaction.
+ * `retrieval.probes`, iterating when filtered) above it. Every hit returned is an access.
+ * Runs inside the caller's transaction.
  */
 @Injectable()
 export class HybridSearch {
@@ -66,15 +58,14 @@ export class HybridSearch {
     config: LifecycleConfig,
   ): Promise<HybridHit[]> {
     const r = config.retrieval;
-    const text = await this.retrieval.text(tx, mindId, query.q, query.mode, query.filter, r.candidates, { k1: r.bm25_k1, b: r.bm25_b });
-    const vector = (
-      query.vector ? await this.retrieval.vector(tx, mindId, query.vector, query.filter, r.candidates, await this.scanFor(tx, mindId, query.filter, config)) : []
-    ).filter((h) => 1 - h.distance >= r.min_vector_similarity);
+    const scan = query.vector ? await this.scanFor(tx, mindId, query.filter, config) : { exact: true as const };
+    const found = await this.retrieval.search(tx, mindId, query, query.filter, r.candidates, { bm25: { k1: r.bm25_k1, b: r.bm25_b }, scan });
+    const text = found.text;
+    const vector = found.vector.filter((h) => 1 - h.distance >= r.min_vector_similarity);
     const textById = new Map(text.map((h) => [h.id, h.bm25]));
     const vectorById = new Map(vector.map((h) => [h.id, h.distance]));
-    const rows = await this.retrieval.withNeighbours(tx, mindId, [...new Set([...textById.keys(), ...vectorById.keys()])], NEIGHBOUR_REACH, query.filter);
     const now = this.clock.now();
-    const byId = new Map(rows.map((row) => [row.id, row]));
+    const rows = await this.retrieval.candidates(tx, mindId, [...text, ...vector], NEIGHBOUR_REACH, query.filter, { config, now });
     const candidates: Candidate[] = rows.map((row) => ({
       id: row.id,
       bm25: textById.get(row.id),
@@ -82,19 +73,19 @@ export class HybridSearch {
       temporal_context: row.temporal_context,
       temporal_position: row.temporal_position,
       tags: row.tags,
-      retention: retentionOf(row, now, config),
+      retention: row.retention,
       importance: row.importance_score,
       priority: row.priority,
-      forgotten: row.forgotten_at !== null,
+      forgotten: row.forgotten,
     }));
-    return rankHybrid(candidates, query.q, config)
-      .slice(0, query.limit)
-      .map((h) => ({ row: byId.get(h.id) as MemoryRow, score: h.score, explain: h.explain }));
-  }
-
-  /** Records an access of each hit (DESIGN §5). */
-  recordAccess(tx: TenantTx, mindId: string, hits: readonly HybridHit[], config: LifecycleConfig): Promise<unknown> {
-    return this.memories.recordAccess(tx, mindId, hits.map((h) => h.row.id), this.clock.now(), config, { returning: false });
+    const ranked = rankHybrid(candidates, query.q, config).slice(0, query.limit);
+    // The hits are accesses (DESIGN §5): recording them returns their rows, in one statement.
+    const accessed = await this.memories.recordAccess(tx, mindId, ranked.map((h) => h.id), now, config);
+    const full = new Map(accessed.map((row) => [row.id, row]));
+    return ranked.flatMap((h) => {
+      const row = full.get(h.id);
+      return row ? [{ row, score: h.score, explain: h.explain }] : [];
+    });
   }
 
   private async scanFor(tx: TenantTx, mindId: string, filter: RetrievalFilter, config: LifecycleConfig): Promise<VectorScan> {

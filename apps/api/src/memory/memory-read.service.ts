@@ -76,7 +76,8 @@ export class MemoryReadService {
 
   /**
    * Hybrid search (DESIGN §6): full text and vectors fused, weighted by retention, importance and
-   * priority; expired memories left out, soft-forgotten ones ranked down. Hits are accesses.
+   * priority; expired memories left out, soft-forgotten ones ranked down. Hits are accesses and
+   * are answered with that access counted.
    */
   async search(scope: MemoryScope, query: SearchQuery) {
     const now = this.clock.now();
@@ -98,10 +99,10 @@ export class MemoryReadService {
     const hits = await this.tenantDb.run(
       scope.tenantId,
       async (tx) => {
-        await this.minds.require(tx, scope);
+        // A Mind Key proved its mind exists; a person's X-Mind-Id is checked only if nothing is
+        // found (a foreign or missing mind finds nothing, and must answer 404).
         const found = await this.hybrid.search(tx, scope.mindId, { q: query.q, mode: query.mode, vector, filter, limit: query.limit }, config);
-        // Hits are answered as found; their access is recorded alongside, not read back.
-        await this.hybrid.recordAccess(tx, scope.mindId, found, config);
+        if (found.length === 0 && scope.writer === 'user') await this.minds.require(tx, scope);
         return found;
       },
       { durable: false },

@@ -88,6 +88,7 @@ function changeOf(
     memory_type: input.memory_type ?? current.memory_type,
     source_refs: input.source_refs ?? current.source_refs,
     temporal_context: input.temporal_context ?? current.temporal_context,
+    temporal_position: input.temporal_position ?? current.temporal_position,
     payload: input.payload ?? current.payload,
   };
   const reimportance = importance && (hash !== current.content_hash || importance.score !== current.importance_score) ? importance : undefined;
@@ -104,6 +105,7 @@ function changeOf(
     next.memory_type === current.memory_type &&
     sameArray(next.source_refs, current.source_refs) &&
     next.temporal_context === current.temporal_context &&
+    next.temporal_position === current.temporal_position &&
     canonical(next.payload) === canonical(current.payload);
   if (unchanged) return undefined;
   const update: MemoryUpdate = { ...next, payload: JSON.stringify(next.payload), version: current.version + 1, updated_at: now };
@@ -280,6 +282,7 @@ export class MemoryWriteService {
           memoryType: input.memory_type,
           sourceRefs: input.source_refs,
           temporalContext: input.temporal_context,
+          temporalPosition: input.temporal_position,
           payload: input.payload,
           importance,
           embedding,

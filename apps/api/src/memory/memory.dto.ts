@@ -68,6 +68,13 @@ const writableFields = {
     .max(100, { message: 'must have at most 100 entries' })
     .optional(),
   temporal_context: oneLine(255).optional(),
+  /** Order within the temporal context (a turn's number in its session): neighbours cue each other in search. */
+  temporal_position: z
+    .number({ message: 'must be a whole number' })
+    .int({ message: 'must be a whole number' })
+    .min(0, { message: 'must be 0 or more' })
+    .max(2_147_483_647, { message: 'must be at most 2147483647' })
+    .optional(),
   payload: payload.optional(),
 };
 

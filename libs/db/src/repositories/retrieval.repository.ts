@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type RawBuilder } from 'kysely';
-import type { MemoryCategory, MemoryLayer, MemoryPriority, MemoryTier, MemoryType } from '@engram/memory';
+import type { LifecycleConfig, MemoryCategory, MemoryLayer, MemoryPriority, MemoryTier, MemoryType } from '@engram/memory';
+import { retentionNowSql } from '../lifecycle-sql';
 import { vectorLiteral } from '../memory-rows';
 import type { TenantTx } from '../tenant-db';
-import { MEMORY_COLUMNS, type MemoryRow } from './memories.repository';
+
 
 /** Filters of a hybrid search (DESIGN §6). Tags are already normalised. */
 export interface RetrievalFilter {
@@ -27,14 +28,32 @@ export interface RetrievalFilter {
 /** How full text matches the query: `any` word (ranked), or `all` in web-search syntax. */
 export type MatchMode = 'any' | 'all';
 
-export interface TextHit {
+/** Where a hit sits in time, so its neighbours can be fetched without reading it again. */
+export interface Placed {
   id: string;
+  temporal_context: string | null;
+  temporal_position: number | null;
+}
+
+export interface TextHit extends Placed {
   bm25: number;
 }
 
-export interface VectorHit {
-  id: string;
+export interface VectorHit extends Placed {
   distance: number;
+}
+
+/** What ranking needs of a candidate (the full row is read only for the hits returned). */
+export interface CandidateRow {
+  id: string;
+  temporal_context: string | null;
+  temporal_position: number | null;
+  tags: string[];
+  importance_score: number | null;
+  priority: MemoryPriority;
+  forgotten: boolean;
+  /** Retention at the search's instant, 0..1; null when the memory has no lifecycle fields. */
+  retention: number | null;
 }
 
 /** How vectors are searched: exactly (small minds), or through ivfflat with this many probes. */
@@ -74,100 +93,141 @@ export class RetrievalRepository {
   }
 
   /**
-   * BM25 (k1, b) of the query's stemmed words (Postgres `english` configuration) over content, key
-   * words and tags, with inverse document frequencies counted in the mind. `any`: a memory matches
-   * with any query word; `all`: it must match `websearch_to_tsquery` (every word, "phrases",
-   * -exclusions, or). @returns the best `limit` matches.
+   * Both branches of hybrid retrieval in one statement (one round trip):
+   *
+   * - full text: BM25 (k1, b) of the query's stemmed words (Postgres `english` configuration)
+   *   over content, key words and tags, with inverse document frequencies counted in the mind
+   *   and the content's length in characters as document length.
+   *   `any`: a memory matches with any query word; `all`: it must match `websearch_to_tsquery`
+   *   (every word, "phrases", -exclusions, or);
+   * - vectors: the memories nearest the query vector by cosine distance (pgvector `<=>`). Exact:
+   *   every memory of the mind compared (best for small minds). Indexed: ivfflat with `probes`
+   *   lists, iterating (`ivfflat.iterative_scan`) when a filter may leave too few in those lists.
+   *
+   * @returns the best `limit` of each branch.
    */
-  async text(
+  async search(
     tx: TenantTx,
     mindId: string,
-    q: string,
-    mode: MatchMode,
+    query: { q: string; mode: MatchMode; vector: readonly number[] | null },
     filter: RetrievalFilter,
     limit: number,
-    bm25: { k1: number; b: number },
-  ): Promise<TextHit[]> {
+    options: { bm25: { k1: number; b: number }; scan: VectorScan },
+  ): Promise<{ text: TextHit[]; vector: VectorHit[] }> {
+    const branches = [sql`select 'text' as branch, t.* from (${this.textSql(tx, mindId, query.q, query.mode, filter, limit, options.bm25)}) t`];
+    if (query.vector) {
+      if (!options.scan.exact) {
+        await sql`select set_config('ivfflat.probes', ${String(options.scan.probes)}, true),
+                         set_config('ivfflat.iterative_scan', ${options.scan.iterative ? 'relaxed_order' : 'off'}, true)`.execute(tx.trx);
+      }
+      branches.push(sql`select 'vector' as branch, v.* from (${this.vectorSql(tx, mindId, query.vector, filter, limit, options.scan.exact)}) v`);
+    }
+    const result = await sql<Placed & { branch: 'text' | 'vector'; score: number }>`${sql.join(branches, sql` union all `)}`.execute(tx.trx);
+    const text: TextHit[] = [];
+    const vector: VectorHit[] = [];
+    for (const { branch, score, ...placed } of result.rows) {
+      if (branch === 'text') text.push({ ...placed, bm25: score });
+      else vector.push({ ...placed, distance: score });
+    }
+    text.sort((a, b) => b.bm25 - a.bm25);
+    // relaxed_order may return near-sorted rows.
+    vector.sort((a, b) => a.distance - b.distance);
+    return { text, vector };
+  }
+
+  private textSql(tx: TenantTx, mindId: string, q: string, mode: MatchMode, filter: RetrievalFilter, limit: number, bm25: { k1: number; b: number }) {
     const t = tx.tenantId;
     const match =
       mode === 'all'
         ? sql`websearch_to_tsquery('english', ${q})`
         : sql`(select coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery from ql)`;
-    const result = await sql<TextHit>`
-      with ql as (select distinct l from unnest(tsvector_to_array(to_tsvector('english', ${q}))) as l),
-      stats as (
-        select count(*)::float8 as n, coalesce(avg(length(search_vector)), 1)::float8 as avgdl
+    return sql`
+      with ql as materialized (select distinct l from unnest(tsvector_to_array(to_tsvector('english', ${q}))) as l),
+      -- Materialised: computed once per query, not once per matching row.
+      stats as materialized (
+        select count(*)::float8 as n, coalesce(avg(length(content)), 1)::float8 as avgdl
         from memories where tenant_id = ${t} and mind_id = ${mindId}),
-      idf as (
+      idf as materialized (
         select ql.l, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) as idf
         from ql cross join stats st
         cross join lateral (
           select count(*)::float8 as df from memories m
           where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.search_vector @@ quote_literal(ql.l)::tsquery) d),
       matched as (
-        select id, search_vector, length(search_vector)::float8 as dl
+        -- Document length in characters of content: BM25's length normalisation then also weighs
+        -- what a result costs in an LLM's context.
+        select id, temporal_context, temporal_position, search_vector, length(content)::float8 as dl
         from memories
         where tenant_id = ${t} and mind_id = ${mindId} and search_vector @@ ${match} and ${filterSql(filter)})
-      select m.id,
+      select m.id, m.temporal_context, m.temporal_position,
              sum(i.idf * (u.tf * (${bm25.k1}::float8 + 1))
-                 / (u.tf + ${bm25.k1}::float8 * (1 - ${bm25.b}::float8 + ${bm25.b}::float8 * m.dl / st.avgdl)))::float8 as bm25
+                 / (u.tf + ${bm25.k1}::float8 * (1 - ${bm25.b}::float8 + ${bm25.b}::float8 * m.dl / st.avgdl)))::float8 as score
       from matched m
       cross join lateral (
         select lexeme, coalesce(array_length(positions, 1), 1)::float8 as tf from unnest(m.search_vector)) u
       join idf i on i.l = u.lexeme
       cross join stats st
-      group by m.id
-      order by bm25 desc, m.id desc
-      limit ${limit}`.execute(tx.trx);
-    return result.rows;
+      group by m.id, m.temporal_context, m.temporal_position
+      order by score desc, m.id desc
+      limit ${limit}`;
   }
 
-  /**
-   * The memories nearest the query vector by cosine distance (pgvector `<=>`). Exact: every
-   * memory of the mind is compared (best for small minds). Indexed: ivfflat with `probes` lists,
-   * iterating (`ivfflat.iterative_scan`) when a filter may leave too few in the probed lists.
-   */
-  async vector(tx: TenantTx, mindId: string, query: readonly number[], filter: RetrievalFilter, limit: number, scan: VectorScan): Promise<VectorHit[]> {
+  private vectorSql(tx: TenantTx, mindId: string, query: readonly number[], filter: RetrievalFilter, limit: number, exact: boolean) {
     const v = vectorLiteral(query);
     const where = sql`tenant_id = ${tx.tenantId} and mind_id = ${mindId} and embedding is not null and ${filterSql(filter)}`;
-    if (scan.exact) {
-      const result = await sql<VectorHit>`
-        with scope as materialized (select id, embedding from memories where ${where})
-        select id, (embedding <=> ${v}::vector)::float8 as distance from scope
-        order by distance, id desc limit ${limit}`.execute(tx.trx);
-      return result.rows;
+    if (exact) {
+      return sql`
+        with scope as materialized (select id, temporal_context, temporal_position, embedding from memories where ${where})
+        select id, temporal_context, temporal_position, (embedding <=> ${v}::vector)::float8 as score from scope
+        order by score, id desc limit ${limit}`;
     }
-    await sql`select set_config('ivfflat.probes', ${String(scan.probes)}, true)`.execute(tx.trx);
-    if (scan.iterative) await sql`select set_config('ivfflat.iterative_scan', 'relaxed_order', true)`.execute(tx.trx);
-    const result = await sql<VectorHit>`
-      select id, (embedding <=> ${v}::vector)::float8 as distance from memories
+    return sql`
+      select id, temporal_context, temporal_position, (embedding <=> ${v}::vector)::float8 as score from memories
       where ${where}
-      order by embedding <=> ${v}::vector limit ${limit}`.execute(tx.trx);
-    // relaxed_order may return near-sorted rows.
-    return result.rows.sort((a, b) => a.distance - b.distance);
+      order by embedding <=> ${v}::vector limit ${limit}`;
   }
 
   /**
-   * The memories with these ids and their neighbours up to `reach` positions away in the same
-   * temporal context (seed 000 temporal_context / temporal_position), that pass the filter.
+   * What ranking needs of the hits and of their neighbours up to `reach` positions away in the
+   * same temporal context (seed 000 temporal_context / temporal_position), that pass the filter:
+   * one query, by key (ids, and exact (context, position) pairs), so its plan does not depend on
+   * table statistics.
    */
-  async withNeighbours(tx: TenantTx, mindId: string, ids: readonly string[], reach: number, filter: RetrievalFilter): Promise<MemoryRow[]> {
-    if (ids.length === 0) return [];
-    const columns = sql.join(MEMORY_COLUMNS.map((c) => sql.ref(`m.${c}`)));
-    const result = await sql<MemoryRow>`
-      with seeds as (
-        select id, temporal_context, temporal_position from memories
-        where tenant_id = ${tx.tenantId} and mind_id = ${mindId} and id = any(${[...ids]}::uuid[])),
-      wanted as (
-        select id from seeds
-        union
-        select n.id from seeds s
-        join memories n on n.tenant_id = ${tx.tenantId} and n.mind_id = ${mindId}
-          and n.temporal_context = s.temporal_context
-          and n.temporal_position between s.temporal_position - ${reach}::int and s.temporal_position + ${reach}::int
-        where s.temporal_position is not null)
+  async candidates(
+    tx: TenantTx,
+    mindId: string,
+    hits: readonly Placed[],
+    reach: number,
+    filter: RetrievalFilter,
+    retention: { config: LifecycleConfig; now: Date },
+  ): Promise<CandidateRow[]> {
+    if (hits.length === 0) return [];
+    const ids = [...new Set(hits.map((h) => h.id))];
+    const seen = new Set(hits.map((h) => `${h.temporal_context}\u0000${h.temporal_position}`));
+    const contexts: string[] = [];
+    const positions: number[] = [];
+    for (const h of hits) {
+      if (h.temporal_context === null || h.temporal_position === null) continue;
+      for (let d = -reach; d <= reach; d++) {
+        const key = `${h.temporal_context}\u0000${h.temporal_position + d}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        contexts.push(h.temporal_context);
+        positions.push(h.temporal_position + d);
+      }
+    }
+    // Computed here, not parsed from timestamps in Node: a few hundred rows a search.
+    const columns = sql`m.id, m.temporal_context, m.temporal_position, m.tags, m.importance_score, m.priority,
+      (m.forgotten_at is not null) as forgotten,
+      case when m.current_retention is null then null else ${retentionNowSql(retention.config, retention.now)} end as retention`;
+    const result = await sql<CandidateRow>`
       select ${columns} from memories m
-      where m.tenant_id = ${tx.tenantId} and m.id in (select id from wanted) and ${filterSql(filter)}`.execute(tx.trx);
+      where m.tenant_id = ${tx.tenantId} and m.mind_id = ${mindId} and m.id = any(${ids}::uuid[]) and ${filterSql(filter)}
+      union all
+      select ${columns} from unnest(${contexts}::text[], ${positions}::int[]) as u(context, position)
+      join memories m on m.tenant_id = ${tx.tenantId} and m.mind_id = ${mindId}
+        and m.temporal_context = u.context and m.temporal_position = u.position
+      where ${filterSql(filter)} and m.id <> all(${ids}::uuid[])`.execute(tx.trx);
     return result.rows;
   }
 }

@@ -145,10 +145,13 @@ export const lifecycleConfigSchema = z
         bm25_k1: z.number().min(0).max(10),
         bm25_b: unit,
         /**
-         * Temporal contiguity (seed 000 temporal_context/temporal_position): a memory takes this
-         * share of the scores of its neighbours one and two positions away in the same context.
+         * Temporal contiguity (seed 000 temporal_context/temporal_position): a memory takes
+         * `adjacent` × the scores of its neighbours one position away and `second` × two away, in
+         * the same context; `forward` (0..1) is the part of that taken from the ones before it
+         * (0.5: symmetric). Recall runs forward in time (Kahana 1996, the asymmetry of the
+         * contiguity effect): in a conversation what was said before cues the answer after it.
          */
-        neighbor_weights: z.object({ adjacent: unit, second: unit }).strict(),
+        neighbor_weights: z.object({ adjacent: unit, second: unit, forward: unit }).strict(),
         /** Multiplier for a memory one of whose tags the query names. */
         tag_boost: z.number().min(1).max(10),
         /** After fusion: × (1 − w + w·R_now) and × (1 − w + w·importance). */
@@ -251,13 +254,15 @@ export const DEFAULT_LIFECYCLE: LifecycleConfig = {
     text_weight: 1,
     // The default embedder is lexical: it backs up full text (stems, word pieces, Korean) rather
     // than competing with it. Raise this with a semantic embedder (EMBEDDINGS_URL).
-    vector_weight: 0.5,
+    vector_weight: 0.2,
     candidates: 100,
     min_vector_similarity: 0.1,
     bm25_k1: 1.2,
-    bm25_b: 0.75,
-    neighbor_weights: { adjacent: 0.5, second: 0.2 },
-    tag_boost: 1.5,
+    // Length is the content's in characters (what a result costs in tokens); 0.9 favours the
+    // shorter of two equally good memories.
+    bm25_b: 0.9,
+    neighbor_weights: { adjacent: 0.5, second: 0.2, forward: 0.7 },
+    tag_boost: 2,
     retention_weight: 0.2,
     importance_weight: 0.2,
     priority_weights: { low: 0.9, normal: 1, high: 1.1, critical: 1.2 },

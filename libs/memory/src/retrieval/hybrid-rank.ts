@@ -48,35 +48,55 @@ export function queryNamesTag(words: string, tag: string): boolean {
   return t.length > 0 && words.includes(` ${t} `);
 }
 
+/** For each candidate, its neighbours in time among the candidates: [index, weight] pairs. */
+function neighbourhoods(candidates: readonly Candidate[], weights: { adjacent: number; second: number; forward: number }): [number, number][][] {
+  const byContext = new Map<string, Map<number, number>>();
+  candidates.forEach((c, i) => {
+    if (c.temporal_context === null || c.temporal_position === null) return;
+    let places = byContext.get(c.temporal_context);
+    if (!places) byContext.set(c.temporal_context, (places = new Map()));
+    places.set(c.temporal_position, i);
+  });
+  return candidates.map((c) => {
+    const out: [number, number][] = [];
+    const places = c.temporal_context === null ? undefined : byContext.get(c.temporal_context);
+    if (!places || c.temporal_position === null) return out;
+    // forward > 0.5: a memory takes more from the one before it (what came before cues what follows).
+    const f = weights.forward;
+    for (const [d, w] of [[1, weights.adjacent], [2, weights.second]] as const) {
+      if (w === 0) continue;
+      const before = places.get(c.temporal_position - d);
+      const after = places.get(c.temporal_position + d);
+      if (before !== undefined) out.push([before, 2 * f * w]);
+      if (after !== undefined) out.push([after, 2 * (1 - f) * w]);
+    }
+    return out;
+  });
+}
+
 /**
  * Temporal contiguity: each score plus `adjacent` × the scores of the memories one position away
  * and `second` × those two away, within the same temporal context (a recalled memory cues its
  * neighbours in time: seed 000's temporal index).
  */
-function smooth(scores: Map<string, number>, candidates: readonly Candidate[], weights: { adjacent: number; second: number }): Map<string, number> {
-  const byPlace = new Map<string, string>();
-  for (const c of candidates) {
-    if (c.temporal_context !== null && c.temporal_position !== null) byPlace.set(`${c.temporal_context}\u0000${c.temporal_position}`, c.id);
-  }
-  const out = new Map<string, number>();
-  for (const c of candidates) {
-    let s = scores.get(c.id) ?? 0;
-    if (c.temporal_context !== null && c.temporal_position !== null) {
-      for (const [d, w] of [[1, weights.adjacent], [2, weights.second]] as const) {
-        for (const p of [c.temporal_position - d, c.temporal_position + d]) {
-          const neighbor = byPlace.get(`${c.temporal_context}\u0000${p}`);
-          if (neighbor) s += w * (scores.get(neighbor) ?? 0);
-        }
-      }
-    }
-    out.set(c.id, s);
+function smooth(scores: Float64Array, near: readonly [number, number][][]): Float64Array {
+  const out = new Float64Array(scores.length);
+  for (let i = 0; i < scores.length; i++) {
+    let s = scores[i] as number;
+    for (const [j, w] of near[i] as [number, number][]) s += w * (scores[j] as number);
+    out[i] = s;
   }
   return out;
 }
 
-function ranks(scores: Map<string, number>, limit: number): Map<string, number> {
-  const ordered = [...scores.entries()].filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : -1));
-  return new Map(ordered.slice(0, limit).map(([id], i) => [id, i + 1]));
+/** 1-based ranks of the positive scores, best first (ties by id), the first `limit` only; 0 = unranked. */
+function ranks(scores: Float64Array, candidates: readonly Candidate[], limit: number): Int32Array {
+  const order: number[] = [];
+  for (let i = 0; i < scores.length; i++) if ((scores[i] as number) > 0) order.push(i);
+  order.sort((a, b) => (scores[b] as number) - (scores[a] as number) || ((candidates[a] as Candidate).id < (candidates[b] as Candidate).id ? 1 : -1));
+  const out = new Int32Array(scores.length);
+  order.slice(0, limit).forEach((i, r) => (out[i] = r + 1));
+  return out;
 }
 
 /**
@@ -91,23 +111,30 @@ function ranks(scores: Map<string, number>, limit: number): Map<string, number> 
 export function rankHybrid(candidates: readonly Candidate[], query: string, config: LifecycleConfig): RankedHit[] {
   const r = config.retrieval;
   const words = queryWords(query);
-  const tagFactor = new Map(candidates.map((c) => [c.id, c.tags.some((t) => queryNamesTag(words, t)) ? r.tag_boost : 1]));
-  const text = new Map(candidates.map((c) => [c.id, c.bm25 ?? 0]));
-  const similarity = new Map(candidates.map((c) => [c.id, c.distance === undefined ? 0 : Math.max(0, 1 - c.distance)]));
-  const textSmoothed = smooth(text, candidates, r.neighbor_weights);
-  const vectorSmoothed = smooth(similarity, candidates, r.neighbor_weights);
-  for (const [id, f] of tagFactor) {
-    textSmoothed.set(id, (textSmoothed.get(id) ?? 0) * f);
-    vectorSmoothed.set(id, (vectorSmoothed.get(id) ?? 0) * f);
+  const n = candidates.length;
+  const tagFactor = new Float64Array(n);
+  const text = new Float64Array(n);
+  const similarity = new Float64Array(n);
+  candidates.forEach((c, i) => {
+    tagFactor[i] = c.tags.some((t) => queryNamesTag(words, t)) ? r.tag_boost : 1;
+    text[i] = c.bm25 ?? 0;
+    similarity[i] = c.distance === undefined ? 0 : Math.max(0, 1 - c.distance);
+  });
+  const near = neighbourhoods(candidates, r.neighbor_weights);
+  const textSmoothed = smooth(text, near);
+  const vectorSmoothed = smooth(similarity, near);
+  for (let i = 0; i < n; i++) {
+    textSmoothed[i] = (textSmoothed[i] as number) * (tagFactor[i] as number);
+    vectorSmoothed[i] = (vectorSmoothed[i] as number) * (tagFactor[i] as number);
   }
-  const textRank = ranks(textSmoothed, r.candidates);
-  const vectorRank = ranks(vectorSmoothed, r.candidates);
+  const textRank = ranks(textSmoothed, candidates, r.candidates);
+  const vectorRank = ranks(vectorSmoothed, candidates, r.candidates);
   const hits: RankedHit[] = [];
-  for (const c of candidates) {
-    const tr = textRank.get(c.id) ?? null;
-    const vr = vectorRank.get(c.id) ?? null;
+  candidates.forEach((c, i) => {
+    const tr = textRank[i] || null;
+    const vr = vectorRank[i] || null;
     const rrf = (tr ? r.text_weight / (r.rrf_k + tr) : 0) + (vr ? r.vector_weight / (r.rrf_k + vr) : 0);
-    if (rrf <= 0) continue;
+    if (rrf <= 0) return;
     const retention = c.retention ?? 1;
     const retentionFactor = 1 - r.retention_weight + r.retention_weight * retention;
     const importanceFactor = 1 - r.importance_weight + r.importance_weight * (c.importance ?? 0.5);
@@ -118,9 +145,9 @@ export function rankHybrid(candidates: readonly Candidate[], query: string, conf
       id: c.id,
       score,
       explain: {
-        text: { bm25: c.bm25 ?? 0, smoothed: textSmoothed.get(c.id) ?? 0, rank: tr },
-        vector: { distance: c.distance ?? null, similarity: similarity.get(c.id) ?? 0, smoothed: vectorSmoothed.get(c.id) ?? 0, rank: vr },
-        tag_boost: tagFactor.get(c.id) ?? 1,
+        text: { bm25: c.bm25 ?? 0, smoothed: textSmoothed[i] as number, rank: tr },
+        vector: { distance: c.distance ?? null, similarity: similarity[i] as number, smoothed: vectorSmoothed[i] as number, rank: vr },
+        tag_boost: tagFactor[i] as number,
         rrf,
         retention_factor: retentionFactor,
         importance_factor: importanceFactor,
@@ -129,6 +156,6 @@ export function rankHybrid(candidates: readonly Candidate[], query: string, conf
         score,
       },
     });
-  }
+  });
   return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
 }
