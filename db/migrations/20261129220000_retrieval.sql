@@ -26,3 +26,13 @@ create function engram_tenant_ids()
 alter function engram_tenant_ids() owner to engram_auth;
 revoke all on function engram_tenant_ids() from public;
 grant execute on function engram_tenant_ids() to engram_app;
+
+-- Per-request JWT check in one round trip (no transaction): the user's role if the user still
+-- belongs to the tenant named by the token.
+create function auth_user_role(p_tenant uuid, p_user uuid)
+  returns text
+  language sql stable security definer set search_path = public, pg_temp
+  as $$ select u.role from users u where u.tenant_id = p_tenant and u.id = p_user $$;
+alter function auth_user_role(uuid, uuid) owner to engram_auth;
+revoke all on function auth_user_role(uuid, uuid) from public;
+grant execute on function auth_user_role(uuid, uuid) to engram_app;

@@ -45,9 +45,11 @@ export interface NewMemoryInput {
   embedding?: { model: string; vector: number[] | null };
 }
 
-/** pgvector's text form of a vector: `[x,y,...]`. */
+/** pgvector's text form of a vector: `[x,y,...]`, 7 significant digits (pgvector keeps float4). */
 export function vectorLiteral(v: readonly number[]): string {
-  return `[${v.join(',')}]`;
+  let out = '[';
+  for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + (v[i] === 0 ? '0' : (v[i] as number).toPrecision(7));
+  return `${out}]`;
 }
 
 /** The embedding columns for a vector (ready) or its absence (pending). */

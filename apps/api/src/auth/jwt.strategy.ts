@@ -46,8 +46,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       throw new AppError('unauthorized', 'token lacks a valid user or tenant claim');
     }
     const { sub, tid } = claims;
-    const user = await this.tenantDb.run(tid, (tx) => this.users.findById(tx, sub));
-    if (!user) throw new AppError('unauthorized', 'the user of this token no longer exists');
-    return { kind: 'user', tenantId: tid, userId: sub, role: user.role };
+    const role = await this.tenantDb.runWithoutTenant((db) => this.users.roleOf(db, tid, sub));
+    if (!role) throw new AppError('unauthorized', 'the user of this token no longer exists');
+    return { kind: 'user', tenantId: tid, userId: sub, role };
   }
 }

@@ -8,6 +8,7 @@ import {
   type MemoryRow,
   type RetrievalFilter,
   type TenantTx,
+  type TextStats,
   type VectorScan,
 } from '@engram/db';
 import { EMBEDDER, type Embedder } from '@engram/embeddings';
@@ -22,6 +23,8 @@ export interface HybridHit {
 
 const NEIGHBOUR_REACH = 2;
 const SIZE_CACHE_MS = 60_000;
+const STATS_CACHE_MS = 60_000;
+const STATS_CACHE_WORDS = 1000;
 
 /**
  * Hybrid retrieval (DESIGN §6): BM25 full text and nearest embeddings bring candidates, their
@@ -33,6 +36,7 @@ const SIZE_CACHE_MS = 60_000;
 @Injectable()
 export class HybridSearch {
   private readonly sizes = new Map<string, { until: number; size: number }>();
+  private readonly textStats = new Map<string, { until: number; stats: TextStats }>();
 
   constructor(
     private readonly retrieval: RetrievalRepository,
@@ -59,7 +63,14 @@ export class HybridSearch {
   ): Promise<HybridHit[]> {
     const r = config.retrieval;
     const scan = query.vector ? await this.scanFor(tx, mindId, query.filter, config) : { exact: true as const };
-    const found = await this.retrieval.search(tx, mindId, query, query.filter, r.candidates, { bm25: { k1: r.bm25_k1, b: r.bm25_b }, scan });
+    const key = `${tx.tenantId}:${mindId}`;
+    const cached = this.textStats.get(key);
+    const known = cached && cached.until > Date.now() ? cached.stats : undefined;
+    const found = await this.retrieval.search(tx, mindId, query, query.filter, r.candidates, { bm25: { k1: r.bm25_k1, b: r.bm25_b }, scan, stats: known });
+    // Document frequencies change slowly: keep them a minute rather than count them per query.
+    // (A bounded number of words, since they travel with every query.)
+    if (known && known.df.size < STATS_CACHE_WORDS) for (const [l, df] of found.stats.df) known.df.set(l, df);
+    else if (!known) this.textStats.set(key, { until: Date.now() + STATS_CACHE_MS, stats: found.stats });
     const text = found.text;
     const vector = found.vector.filter((h) => 1 - h.distance >= r.min_vector_similarity);
     const textById = new Map(text.map((h) => [h.id, h.bm25]));
@@ -78,7 +89,7 @@ export class HybridSearch {
       priority: row.priority,
       forgotten: row.forgotten,
     }));
-    const ranked = rankHybrid(candidates, query.q, config).slice(0, query.limit);
+    const ranked = rankHybrid(candidates, query.q, config, query.limit);
     // The hits are accesses (DESIGN §5): recording them returns their rows, in one statement.
     const accessed = await this.memories.recordAccess(tx, mindId, ranked.map((h) => h.id), now, config);
     const full = new Map(accessed.map((row) => [row.id, row]));

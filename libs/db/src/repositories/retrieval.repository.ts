@@ -56,6 +56,13 @@ export interface CandidateRow {
   retention: number | null;
 }
 
+/** Full-text statistics of a mind as of a search: size, mean content length, document frequencies. */
+export interface TextStats {
+  n: number;
+  avgdl: number;
+  df: Map<string, number>;
+}
+
 /** How vectors are searched: exactly (small minds), or through ivfflat with this many probes. */
 export type VectorScan = { exact: true } | { exact: false; probes: number; iterative: boolean };
 
@@ -112,27 +119,69 @@ export class RetrievalRepository {
     query: { q: string; mode: MatchMode; vector: readonly number[] | null },
     filter: RetrievalFilter,
     limit: number,
-    options: { bm25: { k1: number; b: number }; scan: VectorScan },
-  ): Promise<{ text: TextHit[]; vector: VectorHit[] }> {
-    const branches = [sql`select 'text' as branch, t.* from (${this.textSql(tx, mindId, query.q, query.mode, filter, limit, options.bm25)}) t`];
+    options: { bm25: { k1: number; b: number }; scan: VectorScan; stats?: TextStats },
+  ): Promise<{ text: TextHit[]; vector: VectorHit[]; stats: TextStats }> {
+    const known = options.stats;
+    // Every part of this statement is built for an index (tenant and mind, GIN, temporal). On a
+    // small table the planner still prefers scanning all of it, once per part: forbid that here.
+    await sql`select set_config('enable_seqscan', 'off', true)`.execute(tx.trx);
+    const branches = [
+      sql`select 'text' as branch, t.id::text as id, t.temporal_context, t.temporal_position, t.score from (${this.textSql(tx, mindId, query.q, query.mode, filter, limit, options.bm25)}) t`,
+      // What the text branch counted, for the caller to keep: document frequencies and the mind's size.
+      sql`select 'df', l, null::text, null::int, df from text_df`,
+      sql`select 'n', null::text, null::text, null::int, n from text_stats`,
+      sql`select 'avgdl', null::text, null::text, null::int, avgdl from text_stats`,
+    ];
     if (query.vector) {
       if (!options.scan.exact) {
         await sql`select set_config('ivfflat.probes', ${String(options.scan.probes)}, true),
                          set_config('ivfflat.iterative_scan', ${options.scan.iterative ? 'relaxed_order' : 'off'}, true)`.execute(tx.trx);
       }
-      branches.push(sql`select 'vector' as branch, v.* from (${this.vectorSql(tx, mindId, query.vector, filter, limit, options.scan.exact)}) v`);
+      branches.push(sql`select 'vector', v.id::text, v.temporal_context, v.temporal_position, v.score from (${this.vectorSql(tx, mindId, query.vector, filter, limit, options.scan.exact)}) v`);
     }
-    const result = await sql<Placed & { branch: 'text' | 'vector'; score: number }>`${sql.join(branches, sql` union all `)}`.execute(tx.trx);
+    const result = await sql<Placed & { branch: 'text' | 'vector' | 'df' | 'n' | 'avgdl'; score: number }>`
+      ${this.textStatsSql(tx, mindId, query.q, known)}
+      ${sql.join(branches, sql` union all `)}`.execute(tx.trx);
     const text: TextHit[] = [];
     const vector: VectorHit[] = [];
+    const stats: TextStats = { n: 0, avgdl: 1, df: new Map() };
     for (const { branch, score, ...placed } of result.rows) {
       if (branch === 'text') text.push({ ...placed, bm25: score });
-      else vector.push({ ...placed, distance: score });
+      else if (branch === 'vector') vector.push({ ...placed, distance: score });
+      else if (branch === 'df') stats.df.set(placed.id, score);
+      else if (branch === 'n') stats.n = score;
+      else stats.avgdl = score;
     }
     text.sort((a, b) => b.bm25 - a.bm25);
     // relaxed_order may return near-sorted rows.
     vector.sort((a, b) => a.distance - b.distance);
-    return { text, vector };
+    return { text, vector, stats };
+  }
+
+  /**
+   * The CTEs of full-text statistics: the query's lexemes, the mind's size and mean content length,
+   * and each lexeme's document frequency, taken from `known` where the caller has them (a cache)
+   * and counted in the mind otherwise.
+   */
+  private textStatsSql(tx: TenantTx, mindId: string, q: string, known: TextStats | undefined) {
+    const t = tx.tenantId;
+    const cached = JSON.stringify(known ? Object.fromEntries(known.df) : {});
+    const n = known ? sql`${known.n}::float8` : sql`(select count(*)::float8 from memories where tenant_id = ${t} and mind_id = ${mindId})`;
+    const avgdl = known
+      ? sql`${known.avgdl}::float8`
+      : sql`(select coalesce(avg(length(content)), 1)::float8 from memories where tenant_id = ${t} and mind_id = ${mindId})`;
+    return sql`
+      with ql as materialized (select distinct l from unnest(tsvector_to_array(to_tsvector('english', ${q}))) as l),
+      -- Materialised: computed once per query, not once per matching row.
+      text_stats as materialized (select ${n} as n, ${avgdl} as avgdl),
+      text_df as materialized (
+        select ql.l,
+               coalesce((${cached}::jsonb ->> ql.l)::float8,
+                        (select count(*)::float8 from memories m
+                         where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.search_vector @@ quote_literal(ql.l)::tsquery)) as df
+        from ql),
+      idf as materialized (
+        select d.l, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) as idf from text_df d cross join text_stats st)`;
   }
 
   private textSql(tx: TenantTx, mindId: string, q: string, mode: MatchMode, filter: RetrievalFilter, limit: number, bm25: { k1: number; b: number }) {
@@ -142,18 +191,7 @@ export class RetrievalRepository {
         ? sql`websearch_to_tsquery('english', ${q})`
         : sql`(select coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery from ql)`;
     return sql`
-      with ql as materialized (select distinct l from unnest(tsvector_to_array(to_tsvector('english', ${q}))) as l),
-      -- Materialised: computed once per query, not once per matching row.
-      stats as materialized (
-        select count(*)::float8 as n, coalesce(avg(length(content)), 1)::float8 as avgdl
-        from memories where tenant_id = ${t} and mind_id = ${mindId}),
-      idf as materialized (
-        select ql.l, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) as idf
-        from ql cross join stats st
-        cross join lateral (
-          select count(*)::float8 as df from memories m
-          where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.search_vector @@ quote_literal(ql.l)::tsquery) d),
-      matched as (
+      with matched as (
         -- Document length in characters of content: BM25's length normalisation then also weighs
         -- what a result costs in an LLM's context.
         select id, temporal_context, temporal_position, search_vector, length(content)::float8 as dl
@@ -166,7 +204,7 @@ export class RetrievalRepository {
       cross join lateral (
         select lexeme, coalesce(array_length(positions, 1), 1)::float8 as tf from unnest(m.search_vector)) u
       join idf i on i.l = u.lexeme
-      cross join stats st
+      cross join text_stats st
       group by m.id, m.temporal_context, m.temporal_position
       order by score desc, m.id desc
       limit ${limit}`;
@@ -176,9 +214,11 @@ export class RetrievalRepository {
     const v = vectorLiteral(query);
     const where = sql`tenant_id = ${tx.tenantId} and mind_id = ${mindId} and embedding is not null and ${filterSql(filter)}`;
     if (exact) {
+      // Ordering by the float8 cast, not by `embedding <=> v` itself, keeps the planner off the
+      // ivfflat index: every memory of the mind is compared.
       return sql`
-        with scope as materialized (select id, temporal_context, temporal_position, embedding from memories where ${where})
-        select id, temporal_context, temporal_position, (embedding <=> ${v}::vector)::float8 as score from scope
+        select id, temporal_context, temporal_position, (embedding <=> ${v}::vector)::float8 as score from memories
+        where ${where}
         order by score, id desc limit ${limit}`;
     }
     return sql`

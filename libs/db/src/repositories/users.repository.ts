@@ -31,6 +31,15 @@ export class UsersRepository {
   }
 
   /**
+   * The role of a user in a tenant, or undefined when the user is not (or no longer) there: one
+   * statement through the security-definer `auth_user_role`, for checking a JWT on every request.
+   */
+  async roleOf(db: Kysely<DB>, tenantId: string, userId: string): Promise<UserRole | undefined> {
+    const result = await sql<{ role: UserRole | null }>`select auth_user_role(${tenantId}::uuid, ${userId}::uuid) as role`.execute(db);
+    return result.rows[0]?.role ?? undefined;
+  }
+
+  /**
    * The account for an e-mail address (case-insensitive), across tenants, through the
    * security-definer function `auth_find_user_by_email`: the only cross-tenant read of users.
    */

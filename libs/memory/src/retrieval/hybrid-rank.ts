@@ -106,9 +106,10 @@ function ranks(scores: Float64Array, candidates: readonly Candidate[], limit: nu
  * (`Σ weight / (k + rank)`, k = 60). The fused score is then weighted by retention now,
  * importance and priority, and ×0.1 for a soft-forgotten memory.
  *
- * @returns every candidate with a positive score, best first (ties by id), each with its explanation.
+ * @returns the best `limit` candidates with a positive score, best first (ties by id), each with
+ *   its explanation.
  */
-export function rankHybrid(candidates: readonly Candidate[], query: string, config: LifecycleConfig): RankedHit[] {
+export function rankHybrid(candidates: readonly Candidate[], query: string, config: LifecycleConfig, limit = Infinity): RankedHit[] {
   const r = config.retrieval;
   const words = queryWords(query);
   const n = candidates.length;
@@ -129,33 +130,47 @@ export function rankHybrid(candidates: readonly Candidate[], query: string, conf
   }
   const textRank = ranks(textSmoothed, candidates, r.candidates);
   const vectorRank = ranks(vectorSmoothed, candidates, r.candidates);
-  const hits: RankedHit[] = [];
+  const score = new Float64Array(n);
+  const order: number[] = [];
   candidates.forEach((c, i) => {
-    const tr = textRank[i] || null;
-    const vr = vectorRank[i] || null;
+    const tr = textRank[i] as number;
+    const vr = vectorRank[i] as number;
     const rrf = (tr ? r.text_weight / (r.rrf_k + tr) : 0) + (vr ? r.vector_weight / (r.rrf_k + vr) : 0);
     if (rrf <= 0) return;
-    const retention = c.retention ?? 1;
-    const retentionFactor = 1 - r.retention_weight + r.retention_weight * retention;
-    const importanceFactor = 1 - r.importance_weight + r.importance_weight * (c.importance ?? 0.5);
-    const priorityFactor = r.priority_weights[c.priority];
-    const forgottenFactor = c.forgotten ? config.forgetting.forgotten_rank_factor : 1;
-    const score = rrf * retentionFactor * importanceFactor * priorityFactor * forgottenFactor;
-    hits.push({
+    score[i] = rrf * factors(c, r, config).product;
+    order.push(i);
+  });
+  order.sort((a, b) => (score[b] as number) - (score[a] as number) || ((candidates[a] as Candidate).id < (candidates[b] as Candidate).id ? 1 : -1));
+  // Explanations only for what is returned: a search weighs hundreds of candidates.
+  return order.slice(0, limit).map((i) => {
+    const c = candidates[i] as Candidate;
+    const tr = (textRank[i] as number) || null;
+    const vr = (vectorRank[i] as number) || null;
+    const f = factors(c, r, config);
+    const rrf = (tr ? r.text_weight / (r.rrf_k + tr) : 0) + (vr ? r.vector_weight / (r.rrf_k + vr) : 0);
+    return {
       id: c.id,
-      score,
+      score: score[i] as number,
       explain: {
         text: { bm25: c.bm25 ?? 0, smoothed: textSmoothed[i] as number, rank: tr },
         vector: { distance: c.distance ?? null, similarity: similarity[i] as number, smoothed: vectorSmoothed[i] as number, rank: vr },
         tag_boost: tagFactor[i] as number,
         rrf,
-        retention_factor: retentionFactor,
-        importance_factor: importanceFactor,
-        priority_factor: priorityFactor,
-        forgotten_factor: forgottenFactor,
-        score,
+        retention_factor: f.retention,
+        importance_factor: f.importance,
+        priority_factor: f.priority,
+        forgotten_factor: f.forgotten,
+        score: score[i] as number,
       },
-    });
+    };
   });
-  return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+}
+
+/** The weights after fusion (DESIGN §6): retention now, importance, priority, forgotten ×0.1. */
+function factors(c: Candidate, r: LifecycleConfig['retrieval'], config: LifecycleConfig) {
+  const retention = 1 - r.retention_weight + r.retention_weight * (c.retention ?? 1);
+  const importance = 1 - r.importance_weight + r.importance_weight * (c.importance ?? 0.5);
+  const priority = r.priority_weights[c.priority];
+  const forgotten = c.forgotten ? config.forgetting.forgotten_rank_factor : 1;
+  return { retention, importance, priority, forgotten, product: retention * importance * priority * forgotten };
 }
