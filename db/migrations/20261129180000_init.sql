@@ -153,7 +153,8 @@ create index memories_expires_idx on memories (tenant_id, mind_id, expires_at) w
 create index memories_tags_idx on memories using gin (tags);
 create index memories_semantic_tags_idx on memories using gin (semantic_tags);
 create index memories_search_idx on memories using gin (search_vector);
-create index memories_embedding_idx on memories using ivfflat (embedding vector_cosine_ops) with (lists = 100);
+-- One list while the table is empty; the vector index upkeep (npm run db:reindex) resizes it as rows come.
+create index memories_embedding_idx on memories using ivfflat (embedding vector_cosine_ops) with (lists = 1);
 
 -- Every state a memory has been in, one row per write (create, update, verify), so an upsert
 -- never silently loses the old content (DESIGN §3).

@@ -27,6 +27,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     FORGETTING_INTERVAL_MS: '0',
     SLEEP_CYCLE_INTERVAL_MS: '0',
     EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
+    VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
     ...env,
   });
   const app = await createApp(config, { clock: options.clock });

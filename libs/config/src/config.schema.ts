@@ -60,10 +60,14 @@ export const configSchema = z
     EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(64),
     /** Time allowed for one embeddings request (ms); retried twice with backoff. */
     EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
-    /** How long a write waits for its embedding before storing the memory as pending (ms). */
-    EMBEDDINGS_WRITE_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
+    /** How long a write or search waits for an embedding (ms): then the memory is stored pending, the search uses full text alone. */
+    EMBEDDINGS_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
     /** How often pending embeddings are retried in the background (ms); 0 turns it off. */
     EMBEDDINGS_BACKFILL_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(5000),
+    /** How often the ivfflat index is checked against the table's size (ms); 0 turns it off. */
+    VECTOR_INDEX_UPKEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(604_800_000).default(3_600_000),
+    /** Rebuild the ivfflat index once the table has grown to this many times its rows at the last build (or shrunk as much). */
+    VECTOR_INDEX_REBUILD_GROWTH: z.coerce.number().min(1.1).max(100).default(2),
     /** How often the forgetting sweep runs (ms); 0 turns it off. */
     FORGETTING_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(900_000),
     /** How often the STM sleep cycle consolidates waiting entries (ms); 0 turns it off. */

@@ -15,7 +15,7 @@ import {
   type StoredStmEntry,
   type TenantTx,
 } from '@engram/db';
-import { WriteEmbedder } from '@engram/embeddings';
+import { RequestEmbedder } from '@engram/embeddings';
 import { ImportanceScorer } from '@engram/llm';
 import {
   CONTENT_MAX_BYTES,
@@ -125,7 +125,7 @@ export class ConversationMemory {
     private readonly memories: MemoriesRepository,
     private readonly versions: MemoryVersionsRepository,
     private readonly scorer: ImportanceScorer,
-    private readonly embedder: WriteEmbedder,
+    private readonly embedder: RequestEmbedder,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 

@@ -2,21 +2,24 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { sql } from 'kysely';
 import { CLOCK, type Clock } from '@engram/config';
 import { TenantDb, tenantIds, vectorLiteral } from '@engram/db';
-import { EMBEDDER, type Embedder } from '@engram/embeddings';
+import { EMBEDDER, EmbeddingError, type Embedder } from '@engram/embeddings';
 
 /** Memories embedded per batch. */
 const BATCH = 256;
-/** A memory whose embedding failed this many times is marked failed (and left for a model change). */
-const MAX_ATTEMPTS = 5;
+/** A memory whose text the provider refused this many times is marked failed (until the model changes). */
+const MAX_ATTEMPTS = 3;
 
-/**
- * Embeds what writes could not (provider slow or down) and re-embeds after a change of model:
- * per tenant, memories whose status is not `ready` or whose model is not the configured one, in
- * batches. Idempotent: a second run finds nothing to do.
- */
+interface Pending {
+  id: string;
+  content: string;
+  content_hash: string;
+}
+
 @Injectable()
 export class EmbeddingBackfill {
   private readonly logger = new Logger('EmbeddingBackfill');
+  /** Tenants whose memories were last checked against this model. */
+  private readonly modelChecked = new Map<string, string>();
 
   constructor(
     private readonly tenantDb: TenantDb,
@@ -31,6 +34,11 @@ export class EmbeddingBackfill {
       try {
         embedded += await this.runForTenant(id);
       } catch (error) {
+        if (error instanceof EmbeddingError) {
+          // The provider fails everyone alike: one line, and the next pass tries again.
+          this.logger.warn(`embedding backfill paused (${error.reason}): ${error.message}`);
+          break;
+        }
         // One tenant's failure must not stop the others (DESIGN §7).
         this.logger.warn(`backfill of tenant ${id} failed: ${error instanceof Error ? error.message : String(error)}`);
       }
@@ -41,17 +49,22 @@ export class EmbeddingBackfill {
   /** Embeds one tenant's waiting memories. @returns how many got a vector. */
   async runForTenant(tenantId: string): Promise<number> {
     const model = this.embedder.model;
-    // A changed model turns every older vector into pending work.
-    await this.tenantDb.run(tenantId, ({ trx }) =>
-      sql`update memories set embedding_status = 'pending', embedding_attempts = 0
-          where tenant_id = ${tenantId} and embedding_status = 'ready' and embedding_model is distinct from ${model}`.execute(trx),
-    );
+    if (this.modelChecked.get(tenantId) !== model) {
+      // Vectors of another model live in another space: comparing a query with them is noise, so
+      // they are dropped (full text still finds those memories) and embedded anew. The model only
+      // changes with the configuration, so once per tenant per process is enough.
+      await this.tenantDb.run(tenantId, ({ trx }) =>
+        sql`update memories set embedding = null, embedding_model = ${model}, embedding_status = 'pending', embedding_attempts = 0, embedded_at = null
+            where tenant_id = ${tenantId} and embedding_model is distinct from ${model}`.execute(trx),
+      );
+      this.modelChecked.set(tenantId, model);
+    }
     let total = 0;
     for (;;) {
       const batch = await this.tenantDb.run(tenantId, ({ trx }) =>
         trx
           .selectFrom('memories')
-          .select(['id', 'content'])
+          .select(['id', 'content', 'content_hash'])
           .where('tenant_id', '=', tenantId)
           .where('embedding_status', '=', 'pending')
           .orderBy('id')
@@ -59,25 +72,41 @@ export class EmbeddingBackfill {
           .execute(),
       );
       if (batch.length === 0) return total;
-      let vectors: number[][];
-      try {
-        vectors = await this.embedder.embed(batch.map((m) => m.content));
-      } catch (error) {
-        await this.tenantDb.run(tenantId, ({ trx }) =>
-          sql`update memories set embedding_attempts = embedding_attempts + 1,
-                embedding_status = case when embedding_attempts + 1 >= ${MAX_ATTEMPTS} then 'failed' else 'pending' end
-              where tenant_id = ${tenantId} and id = any(${batch.map((m) => m.id)}::uuid[])`.execute(trx),
-        );
-        throw error;
-      }
+      const vectors = await this.embedBatch(tenantId, batch);
       const now = this.clock.now();
       await this.tenantDb.run(tenantId, ({ trx }) =>
         sql`update memories m set embedding = v.embedding::vector, embedding_model = ${model}, embedding_status = 'ready', embedded_at = ${now}, embedding_attempts = 0
-            from unnest(${batch.map((m) => m.id)}::uuid[], ${vectors.map(vectorLiteral)}::text[]) as v(id, embedding)
-            where m.tenant_id = ${tenantId} and m.id = v.id and m.embedding_status = 'pending'`.execute(trx),
+            from unnest(${vectors.map((v) => v.id)}::uuid[], ${vectors.map((v) => vectorLiteral(v.vector))}::text[], ${vectors.map((v) => v.hash)}::text[]) as v(id, embedding, hash)
+            -- A write that changed the content meanwhile keeps its own pending state: this vector is of the old text.
+            where m.tenant_id = ${tenantId} and m.id = v.id and m.embedding_status = 'pending' and m.content_hash = v.hash`.execute(trx),
       );
-      total += batch.length;
+      total += vectors.length;
       if (batch.length < BATCH) return total;
+    }
+  }
+
+  /**
+   * Vectors for a batch; texts the provider refuses are left out (and counted against).
+   * @throws EmbeddingError when the provider is down or refuses us whatever the text (an outage
+   *   or its configuration): nothing is counted, the next pass tries again
+   */
+  private async embedBatch(tenantId: string, batch: Pending[]): Promise<{ id: string; hash: string; vector: number[] }[]> {
+    try {
+      const vectors = await this.embedder.embed(batch.map((m) => m.content));
+      return batch.map((m, i) => ({ id: m.id, hash: m.content_hash, vector: vectors[i] as number[] }));
+    } catch (error) {
+      if (!(error instanceof EmbeddingError) || error.reason !== 'input') throw error;
+      if (batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        return [...(await this.embedBatch(tenantId, batch.slice(0, half))), ...(await this.embedBatch(tenantId, batch.slice(half)))];
+      }
+      this.logger.warn(`embedding of memory ${batch[0]?.id} refused: ${error.message}`);
+      await this.tenantDb.run(tenantId, ({ trx }) =>
+        sql`update memories set embedding_attempts = embedding_attempts + 1,
+              embedding_status = case when embedding_attempts + 1 >= ${MAX_ATTEMPTS} then 'failed' else 'pending' end
+            where tenant_id = ${tenantId} and id = any(${batch.map((m) => m.id)}::uuid[])`.execute(trx),
+      );
+      return [];
     }
   }
 }

@@ -4,11 +4,13 @@ import { StmRepository, TenantDb, tenantIds } from '@engram/db';
 import { ConversationMemory } from './conversation-memory.service';
 import { EmbeddingBackfill } from './embedding-backfill.service';
 import { ForgettingSweep } from './forgetting-sweep.service';
+import { VectorIndexUpkeep } from './vector-index-upkeep.service';
 
 /**
  * Runs the lifecycle's periodic work inside the API process (DESIGN §7, embedded mode): the
- * forgetting sweep (`FORGETTING_INTERVAL_MS`), the STM sleep cycle (`SLEEP_CYCLE_INTERVAL_MS`)
- * and the embedding backfill (`EMBEDDINGS_BACKFILL_INTERVAL_MS`). Each fans out per tenant and one
+ * forgetting sweep (`FORGETTING_INTERVAL_MS`), the STM sleep cycle (`SLEEP_CYCLE_INTERVAL_MS`),
+ * the embedding backfill (`EMBEDDINGS_BACKFILL_INTERVAL_MS`) and the vector index upkeep
+ * (`VECTOR_INDEX_UPKEEP_INTERVAL_MS`). Each fans out per tenant and one
  * tenant's failure does not stop the others; a run never overlaps the previous one of its kind.
  */
 @Injectable()
@@ -23,6 +25,7 @@ export class InProcessScheduler implements OnApplicationBootstrap, OnApplication
     private readonly conversations: ConversationMemory,
     private readonly forgetting: ForgettingSweep,
     private readonly backfill: EmbeddingBackfill,
+    private readonly vectorIndex: VectorIndexUpkeep,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -31,6 +34,7 @@ export class InProcessScheduler implements OnApplicationBootstrap, OnApplication
     this.every('forgetting', this.config.FORGETTING_INTERVAL_MS, () => this.forgetAll());
     this.every('sleep-cycle', this.config.SLEEP_CYCLE_INTERVAL_MS, () => this.sleepAll());
     this.every('embedding', this.config.EMBEDDINGS_BACKFILL_INTERVAL_MS, () => this.backfill.runOnce());
+    this.every('vector-index', this.config.VECTOR_INDEX_UPKEEP_INTERVAL_MS, () => this.vectorIndex.runOnce());
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -17,3 +17,4 @@ export * from './repositories/messages.repository';
 export * from './lifecycle-settings';
 export * from './memory-rows';
 export * from './repositories/retrieval.repository';
+export * from './vector-index';

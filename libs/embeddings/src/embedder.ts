@@ -13,11 +13,29 @@ export interface Embedder {
 
 export const EMBEDDING_DIMENSIONS = 768;
 
-/** The provider failed, timed out, or answered vectors of the wrong shape. */
+/**
+ * Why embedding failed:
+ * - `outage`: the provider is down, slow or rate-limiting (network, timeout, 429, 5xx, a body cut
+ *   short): the same texts will likely succeed later;
+ * - `config`: the provider refuses us, whatever the text (401, 403, 404, wrong dimensions, a
+ *   malformed answer): an operator must fix EMBEDDINGS_URL, _API_KEY or _MODEL;
+ * - `input`: the provider refused these texts (400, 413, 422): another text may pass.
+ */
+export type EmbeddingFailure = 'outage' | 'config' | 'input';
+
+/** The provider failed, timed out, refused, or answered vectors of the wrong shape. */
 export class EmbeddingError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly reason: EmbeddingFailure = 'config',
+  ) {
     super(message);
     this.name = 'EmbeddingError';
+  }
+
+  /** True for an outage: retrying later is the remedy. */
+  get transient(): boolean {
+    return this.reason === 'outage';
   }
 }
 

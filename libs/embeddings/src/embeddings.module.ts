@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { EMBEDDER, type Embedder } from './embedder';
 import { HashingEmbedder } from './hashing-embedder';
 import { OpenAiEmbedder } from './openai-embedder';
-import { WriteEmbedder } from './write-embedder';
+import { RequestEmbedder } from './request-embedder';
 
 
 /** The embedder: an OpenAI-compatible endpoint when `EMBEDDINGS_URL` is set, else the local hashing embedder. */
@@ -20,7 +20,7 @@ export function embedderFor(config: AppConfig): Embedder {
 
 @Global()
 @Module({
-  providers: [{ provide: EMBEDDER, inject: [APP_CONFIG], useFactory: embedderFor }, WriteEmbedder],
-  exports: [EMBEDDER, WriteEmbedder],
+  providers: [{ provide: EMBEDDER, inject: [APP_CONFIG], useFactory: embedderFor }, RequestEmbedder],
+  exports: [EMBEDDER, RequestEmbedder],
 })
 export class EmbeddingsModule {}

@@ -12,13 +12,17 @@ export interface HashingWeights {
   word: number;
   bigram: number;
   charGram: number;
+  /** Adjacent-character pairs inside words of non-Latin scripts (Korean, CJK, Cyrillic, ...). */
+  syllablePair: number;
 }
 
 // Tuned on LoCoMo's development conversations (bench/RESULTS.md): heavier character n-grams blur
 // whole-word matches more than they help.
-export const DEFAULT_HASHING_WEIGHTS: HashingWeights = { word: 1, bigram: 0.3, charGram: 0.1 };
+export const DEFAULT_HASHING_WEIGHTS: HashingWeights = { word: 1, bigram: 0.3, charGram: 0.1, syllablePair: 0.5 };
 
 const LATIN = /^[a-z]+$/;
+/** Words with letters beyond ASCII (Korean, CJK, accented Latin...): numbers and English words are left out. */
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Lower-cased, NFKC-normalised words of a text; English words Porter-stemmed, stop words dropped. */
 export function hashingTokens(text: string): string[] {
@@ -49,13 +53,16 @@ function add(vector: Float64Array, feature: string, weight: number): void {
 }
 
 /**
- * The default embedder: signed feature hashing of stemmed words, word bigrams and character
- * 3-5-grams into 768 dimensions, sublinear term frequency, L2-normalised. Deterministic, local,
- * no model download; lexical, so it matches wording (with stemming and partial-word overlap),
- * not meaning. Korean and other unspaced scripts are covered by the character n-grams.
+ * The default embedder: signed feature hashing of stemmed words, word bigrams, character
+ * 3-5-grams and, in non-Latin scripts, adjacent-character pairs, into 768 dimensions, sublinear
+ * term frequency, L2-normalised. Deterministic, local, no model download. Lexical: it matches
+ * wording, not meaning; it backs up full text where Postgres stemming stops (Korean particles
+ * and endings, word order), while English misspellings and word pieces stay below the search's
+ * similarity floor (the character n-grams weigh little: LoCoMo tuning, bench/RESULTS.md).
+ * v2: adds the character pairs (v1 memories are re-embedded in the background).
  */
 export class HashingEmbedder implements Embedder {
-  readonly model = 'engram-hashing-768-v1';
+  readonly model = 'engram-hashing-768-v2';
   readonly dimensions = EMBEDDING_DIMENSIONS;
 
   constructor(private readonly weights: HashingWeights = DEFAULT_HASHING_WEIGHTS) {}
@@ -76,6 +83,12 @@ export class HashingEmbedder implements Embedder {
       const tw = tokenWeight ? tokenWeight(t) : 1;
       bump(`w:${t}`, tw);
       if (i > 0) bump(`b:${tokens[i - 1]}_${t}`, tokenWeight ? Math.min(tw, tokenWeight(tokens[i - 1] as string)) : 1);
+      if (NON_ASCII.test(t)) {
+        // Unspaced scripts glue particles and endings to words (Korean 데이터베이스를 = 데이터베이스 + 를):
+        // syllable pairs let such forms meet, as CJK full-text engines index bigrams.
+        const syllables = [...t];
+        for (let s = 0; s + 2 <= syllables.length; s++) bump(`k:${syllables[s]}${syllables[s + 1]}`, tw);
+      }
       const padded = `#${t}#`;
       const chars = [...padded];
       for (let n = 3; n <= 5; n++) {
@@ -85,7 +98,7 @@ export class HashingEmbedder implements Embedder {
     const v = new Float64Array(this.dimensions);
     for (const [feature, tf] of counts) {
       const kind = feature[0];
-      const w = kind === 'w' ? this.weights.word : kind === 'b' ? this.weights.bigram : this.weights.charGram;
+      const w = kind === 'w' ? this.weights.word : kind === 'b' ? this.weights.bigram : kind === 'k' ? this.weights.syllablePair : this.weights.charGram;
       add(v, feature, w * (1 + Math.log(tf > 1 ? tf : 1)) * (kind === 'c' ? tf : 1));
     }
     let norm = 0;

@@ -2,4 +2,4 @@ export * from './embedder';
 export * from './hashing-embedder';
 export * from './openai-embedder';
 export * from './embeddings.module';
-export * from './write-embedder';
+export * from './request-embedder';

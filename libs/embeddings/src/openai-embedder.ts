@@ -13,10 +13,17 @@ export interface OpenAiEmbedderOptions {
   backoffMs?: number;
 }
 
+/** Statuses that refuse the texts sent rather than us (bad request, too large, unprocessable). */
+const INPUT_STATUSES = new Set([400, 413, 422]);
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Errors worth another attempt: the network, a timeout, 429 and 5xx. */
-class Retryable extends EmbeddingError {}
+class Retryable extends EmbeddingError {
+  constructor(message: string) {
+    super(message, 'outage');
+  }
+}
 
 /** L2-normalises in place; the zero vector stays zero. */
 export function normalize(v: number[]): number[] {
@@ -55,7 +62,7 @@ export class OpenAiEmbedder implements Embedder {
       try {
         return await this.batch(batch);
       } catch (error) {
-        if (!(error instanceof Retryable) || attempt >= attempts) throw error instanceof EmbeddingError ? new EmbeddingError(error.message) : error;
+        if (!(error instanceof Retryable) || attempt >= attempts) throw error instanceof EmbeddingError ? new EmbeddingError(error.message, error.reason) : error;
         await sleep(delay);
         delay *= 2;
       }
@@ -75,12 +82,19 @@ export class OpenAiEmbedder implements Embedder {
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch (error) {
-      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      // By name: the abort error may come from another realm (jest's VM), where instanceof fails.
+      const timedOut = (error as { name?: unknown })?.name === 'TimeoutError';
       throw new Retryable(timedOut ? `embeddings endpoint timed out after ${this.options.timeoutMs} ms` : `embeddings endpoint unreachable: ${String(error)}`);
     }
     if (res.status === 429 || res.status >= 500) throw new Retryable(`embeddings endpoint answered ${res.status}`);
-    if (!res.ok) throw new EmbeddingError(`embeddings endpoint answered ${res.status}`);
-    const body = (await res.json().catch(() => undefined)) as { data?: { embedding?: unknown; index?: unknown }[] } | undefined;
+    if (!res.ok) throw new EmbeddingError(`embeddings endpoint answered ${res.status}`, INPUT_STATUSES.has(res.status) ? 'input' : 'config');
+    let body: { data?: { embedding?: unknown; index?: unknown }[] } | undefined;
+    try {
+      body = (await res.json()) as typeof body;
+    } catch (error) {
+      // The timeout covers the body too: a body that stalls or breaks off is an outage, not a refusal.
+      throw new Retryable(`embeddings endpoint answer unreadable: ${(error as { message?: string })?.message ?? String(error)}`);
+    }
     const data = body?.data;
     if (!Array.isArray(data) || data.length !== batch.length) {
       throw new EmbeddingError(`embeddings endpoint answered ${Array.isArray(data) ? data.length : 'no'} vectors for ${batch.length} texts`);
@@ -91,6 +105,9 @@ export class OpenAiEmbedder implements Embedder {
       const v = item.embedding;
       if (!Array.isArray(v) || v.length !== this.dimensions || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
         throw new EmbeddingError(`embeddings endpoint answered a vector of ${Array.isArray(v) ? v.length : 'no'} dimensions; ${this.dimensions} are required`);
+      }
+      if (!Number.isInteger(index) || index < 0 || index >= batch.length || vectors[index]) {
+        throw new EmbeddingError(`embeddings endpoint answered index ${index} twice or out of range for ${batch.length} texts`);
       }
       vectors[index] = normalize([...(v as number[])]);
     });

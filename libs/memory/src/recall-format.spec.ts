@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { MEMORY_PRIORITIES } from './memory.constants';
-import { compareRecall, formatRecall, type RecallEntry } from './recall-format';
+import { compareRecall, formatRecall, packRecall, type RecallEntry } from './recall-format';
 
 const entry = (over: Partial<RecallEntry>): RecallEntry => ({
   id: '00000000-0000-7000-8000-000000000000',
@@ -76,6 +76,43 @@ describe('compareRecall', () => {
           expect(first.updated_at.getTime()).toBeGreaterThanOrEqual(second.updated_at.getTime());
         }
       }),
+    );
+  });
+});
+
+describe('packRecall (token budget)', () => {
+  const summary = { mindName: 'M', total: 30, verified: 30, unverified: 0 };
+  // A stand-in tokenizer: one token per word; the API passes gpt-tokenizer's countTokens.
+  const words = (text: string) => (text.match(/\S+/g) ?? []).length;
+
+  it('keeps the given order, skips what does not fit and takes smaller ones after it', () => {
+    const big = entry({ key: 'big', content: 'w '.repeat(50).trim() });
+    const small = entry({ key: 'small', content: 'tiny' });
+    const header = words(formatRecall(summary, []));
+    const packed = packRecall(summary, [small, big, small], header + 2 * words(formatRecall(summary, [small])) - 2 * header, words);
+    expect(packed.entries.map((e) => e.key)).toEqual(['small', 'small']);
+    expect(packed.text).toBe(formatRecall(summary, packed.entries));
+  });
+
+  it('never exceeds the budget, and reports the tokens of exactly the text it returns', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ content: fc.string({ maxLength: 200 }), priority: fc.constantFrom(...MEMORY_PRIORITIES) }), { maxLength: 30 }),
+        fc.integer({ min: 20, max: 600 }),
+        (items, budget) => {
+          const entries = items.map((it, i) => entry({ key: `k${i}`, ...it }));
+          const packed = packRecall(summary, entries, budget, words);
+          expect(packed.tokens).toBe(words(packed.text));
+          if (packed.entries.length > 0) expect(packed.tokens).toBeLessThanOrEqual(budget);
+          // The entries taken are a subsequence of those given.
+          let at = 0;
+          for (const e of packed.entries) {
+            const found = entries.indexOf(e, at);
+            expect(found).toBeGreaterThanOrEqual(at);
+            at = found + 1;
+          }
+        },
+      ),
     );
   });
 });

@@ -54,20 +54,61 @@ export function compareRecall(a: RecallEntry, b: RecallEntry): number {
  * memory has none. Ends with a newline.
  */
 export function formatRecall(summary: RecallSummary, entries: readonly RecallEntry[]): string {
+  return recallHeader(summary) + entries.map((entry, index) => recallBlock(entry, index + 1)).join('');
+}
+
+/** The two header lines, each ended by a newline. */
+export function recallHeader(summary: RecallSummary): string {
+  // Names are validated one-line; this keeps the header one line whatever is stored.
+  return (
+    `Mind: ${summary.mindName.replace(/[\r\n\u2028\u2029]+/g, ' ')}\n` +
+    `Memories: ${summary.total} total (${summary.verified} verified, ${summary.unverified} unverified)\n`
+  );
+}
+
+/** One entry: a blank line, then `[NNN] category (PRIORITY) [verified]`, key, content, tags. */
+export function recallBlock(entry: RecallEntry, number: number): string {
   const lines = [
-    // Names are validated one-line; this keeps the header one line whatever is stored.
-    `Mind: ${summary.mindName.replace(/[\r\n\u2028\u2029]+/g, ' ')}`,
-    `Memories: ${summary.total} total (${summary.verified} verified, ${summary.unverified} unverified)`,
+    '',
+    `[${String(number).padStart(3, '0')}] ${entry.category} (${entry.priority.toUpperCase()}) ` + (entry.verified ? '[verified]' : '[unverified]'),
+    `  ${entry.key}`,
+    ...entry.content.split(/\r?\n/).map((line) => `  ${line}`),
   ];
-  entries.forEach((entry, index) => {
-    lines.push('');
-    lines.push(
-      `[${String(index + 1).padStart(3, '0')}] ${entry.category} (${entry.priority.toUpperCase()}) ` +
-        (entry.verified ? '[verified]' : '[unverified]'),
-    );
-    lines.push(`  ${entry.key}`);
-    for (const line of entry.content.split(/\r?\n/)) lines.push(`  ${line}`);
-    if (entry.tags.length > 0) lines.push(`  Tags: ${entry.tags.join(', ')}`);
-  });
+  if (entry.tags.length > 0) lines.push(`  Tags: ${entry.tags.join(', ')}`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Packs entries, in the order given, into a recall of at most `maxTokens` tokens (the header
+ * included): each entry that still fits is taken, one that does not is skipped so that smaller
+ * ones after it may fit. `countTokens` is the tokenizer (the API uses gpt-tokenizer, o200k_base).
+ *
+ * @returns the text, the entries taken (in recall order) and its token count.
+ */
+export function packRecall(
+  summary: RecallSummary,
+  ordered: readonly RecallEntry[],
+  maxTokens: number,
+  countTokens: (text: string) => number,
+): { text: string; entries: RecallEntry[]; tokens: number } {
+  const header = recallHeader(summary);
+  let used = countTokens(header);
+  const taken: RecallEntry[] = [];
+  for (const entry of ordered) {
+    // Numbers widen past 999; measuring the block with its own number keeps the count exact enough,
+    // and the whole text is measured again below.
+    const cost = countTokens(recallBlock(entry, taken.length + 1));
+    if (used + cost > maxTokens) continue;
+    taken.push(entry);
+    used += cost;
+  }
+  let text = formatRecall(summary, taken);
+  let tokens = countTokens(text);
+  // Tokens of joined text can differ by one or two from the sum of its parts.
+  while (tokens > maxTokens && taken.length > 0) {
+    taken.pop();
+    text = formatRecall(summary, taken);
+    tokens = countTokens(text);
+  }
+  return { text, entries: taken, tokens };
 }

@@ -11,7 +11,7 @@ import {
   type TextStats,
   type VectorScan,
 } from '@engram/db';
-import { EMBEDDER, type Embedder } from '@engram/embeddings';
+import { RequestEmbedder } from '@engram/embeddings';
 import { rankHybrid, type Candidate, type Explanation, type LifecycleConfig } from '@engram/memory';
 
 /** One result of a hybrid search: the memory (with this access counted), its score and how it came about. */
@@ -41,18 +41,17 @@ export class HybridSearch {
   constructor(
     private readonly retrieval: RetrievalRepository,
     private readonly memories: MemoriesRepository,
-    @Inject(EMBEDDER) private readonly embedder: Embedder,
+    private readonly embedder: RequestEmbedder,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** The query's vector, or null when the embedder cannot give one now (search goes on with full text). */
+  /**
+   * The query's vector, or null when the embedder cannot give one within `EMBEDDINGS_WAIT_MS`
+   * (search goes on with full text) or the text has no features (an all-zero vector).
+   */
   async queryVector(q: string): Promise<number[] | null> {
-    try {
-      const [v] = await this.embedder.embed([q]);
-      return v && v.some((x) => x !== 0) ? v : null;
-    } catch {
-      return null;
-    }
+    const [v] = (await this.embedder.tryEmbed([q])).vectors;
+    return v && v.some((x) => x !== 0) ? v : null;
   }
 
   async search(
@@ -60,6 +59,7 @@ export class HybridSearch {
     mindId: string,
     query: { q: string; mode: MatchMode; vector: number[] | null; filter: RetrievalFilter; limit: number },
     config: LifecycleConfig,
+    options: { access?: boolean } = {},
   ): Promise<HybridHit[]> {
     const r = config.retrieval;
     const scan = query.vector ? await this.scanFor(tx, mindId, query.filter, config) : { exact: true as const };
@@ -91,8 +91,10 @@ export class HybridSearch {
     }));
     const ranked = rankHybrid(candidates, query.q, config, query.limit);
     // The hits are accesses (DESIGN §5): recording them returns their rows, in one statement.
-    const accessed = await this.memories.recordAccess(tx, mindId, ranked.map((h) => h.id), now, config);
-    const full = new Map(accessed.map((row) => [row.id, row]));
+    // (A caller that uses only some of them records those itself.)
+    const ids = ranked.map((h) => h.id);
+    const fullRows = options.access === false ? await this.memories.findByIds(tx, mindId, ids) : await this.memories.recordAccess(tx, mindId, ids, now, config);
+    const full = new Map(fullRows.map((row) => [row.id, row]));
     return ranked.flatMap((h) => {
       const row = full.get(h.id);
       return row ? [{ row, score: h.score, explain: h.explain }] : [];

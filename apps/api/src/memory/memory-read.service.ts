@@ -1,15 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '@engram/config';
-import { LifecycleSettings, MemoriesRepository, MemoryVersionsRepository, TenantDb, type MemoryFilter, type RetrievalFilter } from '@engram/db';
-import { formatRecall, normalizeTags, parseDuration, type MemoryCategory, type MemoryPriority } from '@engram/memory';
+import { LifecycleSettings, MemoriesRepository, MemoryVersionsRepository, TenantDb, type MemoryFilter, type MemoryRow, type RetrievalFilter } from '@engram/db';
+import { formatRecall, normalizeTags, packRecall, parseDuration, type MemoryCategory, type MemoryPriority } from '@engram/memory';
+import { countTokens } from 'gpt-tokenizer';
 import { AppError } from '../common/app-error';
 import { decodeCursor, encodeCursor } from '../common/ids';
 import type { MemoryScope } from './memory-scope';
 import { memoryView, versionView } from './memory.view';
 import { retentionView } from './retention.view';
 import { HybridSearch } from './hybrid-search.service';
-import type { SearchQuery } from './memory.dto';
+import type { RecallQuery, SearchQuery } from './memory.dto';
 import { MindAccess } from './mind-access';
+
+/** Memories a budgeted or question recall chooses from. */
+const RECALL_CANDIDATES = 200;
 
 export interface ListQuery {
   category?: MemoryCategory;
@@ -146,19 +150,43 @@ export class MemoryReadService {
     return { memory_id: id, items: rows.map(versionView) };
   }
 
-  /** The mind's recall as plain text in seed 002's layout, at most `limit` entries. */
-  async recall(scope: MemoryScope, query: { limit: number }): Promise<string> {
+  /**
+   * The mind's recall as plain text in seed 002's layout (DESIGN §6). Without `q`: critical → low,
+   * then newest. With `q`: the critical memories first, then the memories most relevant to the
+   * question (hybrid search), expired and forgotten ones left out. With `max_tokens`: as many
+   * entries as fit in that many tokens (o200k_base), the header included; else `limit` entries.
+   * Every entry shown is an access.
+   */
+  async recall(scope: MemoryScope, query: RecallQuery): Promise<{ text: string; tokens: number; entries: number }> {
     const now = this.clock.now();
     const config = await this.settings.forTenant(scope.tenantId);
-    return this.tenantDb.run(scope.tenantId, async (tx) => {
-      const mind = await this.minds.require(tx, scope);
-      const counts = await this.memories.recallCounts(tx, scope.mindId, now);
-      const rows = await this.memories.recall(tx, scope.mindId, now, query.limit);
-      await this.memories.recordAccess(tx, scope.mindId, rows.map((r) => r.id), now, config, { returning: false });
-      return formatRecall(
-        { mindName: mind.name, total: counts.total, verified: counts.verified, unverified: counts.total - counts.verified },
-        rows,
-      );
-    }, { durable: false });
+    const vector = query.q ? await this.hybrid.queryVector(query.q) : null;
+    const budget = query.max_tokens;
+    return this.tenantDb.run(
+      scope.tenantId,
+      async (tx) => {
+        const mind = await this.minds.require(tx, scope);
+        const counts = await this.memories.recallCounts(tx, scope.mindId, now);
+        const summary = { mindName: mind.name, total: counts.total, verified: counts.verified, unverified: counts.total - counts.verified };
+        const wanted = budget ? RECALL_CANDIDATES : query.limit;
+        let ordered: MemoryRow[];
+        if (query.q) {
+          const critical = await this.memories.recall(tx, scope.mindId, now, RECALL_CANDIDATES, { priority: 'critical' });
+          const relevant = await this.hybrid.search(tx, scope.mindId, { q: query.q, mode: 'any', vector, filter: { activeAt: now }, limit: wanted }, config, { access: false });
+          const seen = new Set(critical.map((m) => m.id));
+          ordered = [...critical, ...relevant.map((h) => h.row).filter((m) => m.forgotten_at === null && !seen.has(m.id))];
+        } else {
+          ordered = await this.memories.recall(tx, scope.mindId, now, wanted);
+        }
+        const packed = budget ? packRecall(summary, ordered, budget, countTokens) : { text: formatRecall(summary, ordered.slice(0, query.limit)), entries: ordered.slice(0, query.limit) };
+        if ('tokens' in packed && packed.tokens > budget!) {
+          throw AppError.badField('max_tokens', `must be at least ${packed.tokens}, the size of this mind's recall header`);
+        }
+        const shown = packed.entries as MemoryRow[];
+        await this.memories.recordAccess(tx, scope.mindId, shown.map((r) => r.id), now, config, { returning: false });
+        return { text: packed.text, tokens: 'tokens' in packed ? packed.tokens : countTokens(packed.text), entries: shown.length };
+      },
+      { durable: false },
+    );
   }
 }

@@ -11,7 +11,7 @@ import {
   type MemoryUpdate,
   type TenantTx,
 } from '@engram/db';
-import { WriteEmbedder } from '@engram/embeddings';
+import { RequestEmbedder } from '@engram/embeddings';
 import { ImportanceScorer } from '@engram/llm';
 import {
   contentHash,
@@ -144,7 +144,7 @@ export class MemoryWriteService {
     private readonly versions: MemoryVersionsRepository,
     private readonly settings: LifecycleSettings,
     private readonly scorer: ImportanceScorer,
-    private readonly embedder: WriteEmbedder,
+    private readonly embedder: RequestEmbedder,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 

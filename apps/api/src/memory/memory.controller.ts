@@ -90,14 +90,19 @@ export class MemoryController {
 
   /**
    * The mind's memories as plain text for an LLM context, in seed 002's layout: critical first,
-   * then newest; expired and forgotten ones left out; `[unverified]` marked; tags shown.
+   * then newest (or, with `q`, most relevant to the question); expired and forgotten ones left out;
+   * `[unverified]` marked; tags shown. `max_tokens` packs as many as fit (o200k_base tokens);
+   * `X-Recall-Tokens` and `X-Recall-Entries` say what was sent.
    */
   @Get('recall')
   @Header('Content-Type', 'text/plain; charset=utf-8')
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'plain-text recall', schema: { type: 'string' } })
-  recall(@CurrentMemoryScope() scope: MemoryScope, @Query() query: RecallQueryDto) {
-    return this.reads.recall(scope, query);
+  async recall(@CurrentMemoryScope() scope: MemoryScope, @Query() query: RecallQueryDto, @Res({ passthrough: true }) res: Response) {
+    const recall = await this.reads.recall(scope, query);
+    res.setHeader('X-Recall-Tokens', String(recall.tokens));
+    res.setHeader('X-Recall-Entries', String(recall.entries));
+    return recall.text;
   }
 
   @Get(':id')

@@ -166,8 +166,24 @@ export const ExpiringQuerySchema = z
   .strict();
 export class ExpiringQueryDto extends createZodDto(ExpiringQuerySchema) {}
 
-export const RecallQuerySchema = z.object({ limit: limitParam(1000, 100) }).strict();
+export const RecallQuerySchema = z
+  .object({
+    /** Without max_tokens: how many entries at most. */
+    limit: limitParam(1000, 100),
+    /** A question: recall then packs the memories most relevant to it (critical ones first). */
+    q: textParam(1000).optional(),
+    /** A budget in tokens (o200k_base, the encoding of GPT-4o and later) for the whole text. */
+    max_tokens: once(
+      z
+        .string({ message: 'must be a whole number from 20 to 200000' })
+        .regex(/^\d{1,6}$/, { message: 'must be a whole number from 20 to 200000' })
+        .transform(Number)
+        .pipe(z.number().min(20, { message: 'must be a whole number from 20 to 200000' }).max(200_000, { message: 'must be a whole number from 20 to 200000' })),
+    ).optional(),
+  })
+  .strict();
 export class RecallQueryDto extends createZodDto(RecallQuerySchema) {}
+export type RecallQuery = z.infer<typeof RecallQuerySchema>;
 
 // ---- answers
 
@@ -213,6 +229,9 @@ export const MemoryViewSchema = z.object({
   source_refs: z.array(z.string()),
   content_hash: z.string(),
   embedding_model: z.string().nullable(),
+  /** `ready`: searchable by meaning; `pending`: stored, waiting for the embeddings provider; `failed`: gave up until the model changes. */
+  embedding_status: z.enum(['pending', 'ready', 'failed']),
+  embedded_at: nullableDate,
   retention_at: nullableDate,
   importance_source: z.enum(['caller', 'explicit_save', 'llm', 'llm_regex', 'rules']).nullable(),
   emotional_weight: z.number().nullable(),

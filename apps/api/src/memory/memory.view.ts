@@ -16,6 +16,7 @@ export function memoryView(row: MemoryRow) {
     last_accessed: iso(row.last_accessed),
     forgotten_at: iso(row.forgotten_at),
     retention_at: iso(row.retention_at),
+    embedded_at: iso(row.embedded_at),
   };
 }
 

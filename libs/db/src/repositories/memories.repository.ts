@@ -138,6 +138,12 @@ export class MemoriesRepository {
     return (options.forUpdate ? query.forUpdate() : query).executeTakeFirst();
   }
 
+  /** Memories by id, in no particular order (missing ids are left out). */
+  findByIds(tx: TenantTx, mindId: string, ids: readonly string[]): Promise<MemoryRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.scoped(tx, mindId).where('id', 'in', [...ids]).execute();
+  }
+
   update(tx: TenantTx, mindId: string, id: string, patch: MemoryUpdate): Promise<MemoryRow> {
     return tx.trx
       .updateTable('memories')
@@ -236,8 +242,10 @@ export class MemoriesRepository {
    * What recall shows: not expired at `at`, not forgotten; priority critical → low, then newest
    * (seed 002 "회상 동작"; DESIGN §6).
    */
-  recall(tx: TenantTx, mindId: string, at: Date, limit: number): Promise<MemoryRow[]> {
-    return this.scoped(tx, mindId)
+  recall(tx: TenantTx, mindId: string, at: Date, limit: number, filter: { priority?: MemoryPriority } = {}): Promise<MemoryRow[]> {
+    let query = this.scoped(tx, mindId);
+    if (filter.priority) query = query.where('priority', '=', filter.priority);
+    return query
       .where((eb) => notExpired(eb, at))
       .where('forgotten_at', 'is', null)
       .orderBy(sql`array_position(array['critical','high','normal','low']::text[], priority)`)

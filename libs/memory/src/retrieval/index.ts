@@ -1,1 +1,2 @@
 export * from './hybrid-rank';
+export * from './ivfflat';

@@ -4,18 +4,19 @@ import { EMBEDDER, type Embedder } from './embedder';
 import { HashingEmbedder } from './hashing-embedder';
 
 /** What a write gets: the model, and a vector per text or null when it must wait (pending). */
-export interface WriteEmbeddings {
+export interface RequestEmbeddings {
   model: string;
   vectors: (number[] | null)[];
 }
 
 /**
- * Embeddings on the write path (issue: writes stay fast and never fail for embeddings): the local
- * embedder answers at once; a remote one gets `EMBEDDINGS_WRITE_TIMEOUT_MS`, after which the
- * memory is stored without a vector (`embedding_status = pending`) and the backfill embeds it.
+ * Embeddings inside a request (writes and search queries), which must stay fast and never fail
+ * for embeddings: the local embedder answers at once; a remote one gets `EMBEDDINGS_WAIT_MS`,
+ * after which a write stores the memory without a vector (`embedding_status = pending`, the
+ * backfill embeds it) and a search goes on with full text alone.
  */
 @Injectable()
-export class WriteEmbedder {
+export class RequestEmbedder {
   private readonly logger = new Logger('Embeddings');
 
   constructor(
@@ -28,7 +29,7 @@ export class WriteEmbedder {
     return this.embedder instanceof HashingEmbedder;
   }
 
-  async tryEmbed(texts: readonly string[]): Promise<WriteEmbeddings> {
+  async tryEmbed(texts: readonly string[]): Promise<RequestEmbeddings> {
     const none = { model: this.embedder.model, vectors: texts.map(() => null) };
     if (texts.length === 0) return none;
     if (this.local) return { model: this.embedder.model, vectors: await this.embedder.embed(texts) };
@@ -37,7 +38,7 @@ export class WriteEmbedder {
       const vectors = await Promise.race([
         this.embedder.embed(texts),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer within ${this.config.EMBEDDINGS_WRITE_TIMEOUT_MS} ms`)), this.config.EMBEDDINGS_WRITE_TIMEOUT_MS);
+          timer = setTimeout(() => reject(new Error(`no answer within ${this.config.EMBEDDINGS_WAIT_MS} ms`)), this.config.EMBEDDINGS_WAIT_MS);
         }),
       ]);
       return { model: this.embedder.model, vectors };

@@ -1,0 +1,212 @@
+import { countTokens } from 'gpt-tokenizer';
+import { sql } from 'kysely';
+import { Client } from 'pg';
+import { systemClock } from '../libs/config/src';
+import { DATABASE_HANDLE, readVectorIndexState, type DatabaseHandle } from '../libs/db/src';
+import { VectorIndexUpkeep } from '../libs/consolidation/src';
+import { HashingEmbedder } from '../libs/embeddings/src';
+import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+
+// Hybrid search, ?explain, filters and token-budgeted recall against the real Postgres + pgvector
+// (issue 3, DESIGN §6), with the default local embedder.
+describe('retrieval', () => {
+  let t: TestApp;
+  let f: TenantFixture;
+  const ids: Record<string, string> = {};
+
+  const search = (query: Record<string, string | number | boolean>) => t.http().get('/v1/memory/search').query(query).set(asAgent(f)).expect(200);
+  const found = (res: { body: { items: { id: string }[] } }) => res.body.items.map((m) => m.id);
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    f = await createTenant(t, 'retrieval');
+    const write = async (name: string, headers: Record<string, string>, body: object) => {
+      ids[name] = (await t.http().post('/v1/memory').set(headers).send(body).expect(201)).body.id;
+    };
+    await write('db', asUser(f), {
+      category: 'fact',
+      key: 'db_choice',
+      content: 'The team chose PostgreSQL with pgvector for the memory store',
+      tags: ['database'],
+      importance: 0.9,
+      occurred_at: '2026-03-01T09:00:00Z',
+      memory_type: 'semantic',
+    });
+    await write('standup', asAgent(f), {
+      category: 'note',
+      key: 'standup',
+      content: 'Daily standup moved to 10am on Mondays',
+      importance: 0.2,
+      occurred_at: '2026-05-01T09:00:00Z',
+      memory_type: 'episodic',
+    });
+    await write('upgrade', asAgent(f), {
+      category: 'project',
+      key: 'cluster_upgrade',
+      content: 'Upgrade the database cluster to version 16 next quarter',
+      importance: 0.6,
+      occurred_at: '2026-04-01T09:00:00Z',
+    });
+    await write('coffee', asAgent(f), { category: 'preference', key: 'coffee', content: 'Prefers oat milk in coffee', occurred_at: '2026-02-01T09:00:00Z' });
+    await write('korean', asAgent(f), { category: 'fact', key: 'db_choice_ko', content: '팀은 메모리 저장소로 데이터베이스 PostgreSQL을 선택했다' });
+  });
+  afterAll(() => t.close());
+
+  it('stores every memory with its embedding ready and its model named', async () => {
+    const m = await t.http().get(`/v1/memory/${ids.db}`).set(asAgent(f)).expect(200);
+    expect(m.body).toMatchObject({ embedding_status: 'ready', embedding_model: new HashingEmbedder().model, embedded_at: expect.any(String) });
+  });
+
+  it('ranks by full text and meaning, a named tag first, and leaves out what does not match', async () => {
+    const res = await search({ q: 'which database do we use?', explain: true });
+    expect(new Set(found(res))).toEqual(new Set([ids.db, ids.upgrade]));
+    // "database" is db_choice's tag, not a word of its content: the tag boost puts it first in full text.
+    const db = res.body.items.find((m: { id: string }) => m.id === ids.db);
+    expect(db.explain).toMatchObject({ tag_boost: 2, text: { rank: 1 } });
+    // The other also shares words with the question: both branches rank it, and fusion puts it first.
+    expect(res.body.items[0]).toMatchObject({ id: ids.upgrade, explain: { text: { rank: 2 }, vector: { rank: 1 } } });
+    expect(res.body.items[0].score).toBeGreaterThan(res.body.items[1].score);
+  });
+
+  it('finds a Korean word with its particle through the embedding when full text cannot', async () => {
+    const res = await search({ q: '데이터베이스를 골랐다', explain: true });
+    expect(found(res)).toEqual([ids.korean]);
+    expect(res.body.items[0].explain).toMatchObject({ text: { rank: null }, vector: { rank: 1 } });
+    expect(res.body.items[0].explain.vector.similarity).toBeGreaterThan(0.1);
+  });
+
+  it('?explain=true gives each hit its parts, and they multiply to its score', async () => {
+    const plain = await search({ q: 'database' });
+    expect(plain.body.items[0].explain).toBeUndefined();
+    const res = await search({ q: 'database', explain: true });
+    for (const item of res.body.items) {
+      const e = item.explain;
+      expect(e).toMatchObject({
+        text: { bm25: expect.any(Number), smoothed: expect.any(Number) },
+        vector: { similarity: expect.any(Number), smoothed: expect.any(Number) },
+        tag_boost: expect.any(Number),
+        rrf: expect.any(Number),
+      });
+      expect(e.score).toBeCloseTo(item.score, 12);
+      expect(e.rrf * e.retention_factor * e.importance_factor * e.priority_factor * e.forgotten_factor).toBeCloseTo(item.score, 12);
+    }
+    const db = res.body.items.find((m: { id: string }) => m.id === ids.db);
+    expect(db.explain).toMatchObject({ tag_boost: 2, text: { rank: 1 } });
+    expect(db.explain.text.bm25).toBeGreaterThan(0);
+  });
+
+  it('filters by layer, memory type, tier, time range, verified and category', async () => {
+    // A tenant of its own: hits are accesses, and an access may promote a layer (DESIGN §5).
+    const g = await createTenant(t, 'filters');
+    const mine: Record<string, string> = {};
+    const memories: [string, Record<string, string>, object][] = [
+      ['db', asUser(g), { category: 'fact', key: 'db', content: 'We chose the Postgres database', importance: 0.9, occurred_at: '2026-03-01T09:00:00Z', memory_type: 'semantic' }],
+      ['standup', asAgent(g), { category: 'note', key: 'standup', content: 'Database standup moved to Mondays', importance: 0.2, occurred_at: '2026-05-01T09:00:00Z', memory_type: 'episodic' }],
+      ['upgrade', asAgent(g), { category: 'project', key: 'upgrade', content: 'Upgrade the database cluster', importance: 0.6, occurred_at: '2026-04-01T09:00:00Z' }],
+      ['coffee', asAgent(g), { category: 'preference', key: 'coffee', content: 'Coffee with oat milk, database or not', importance: 0.3, occurred_at: '2026-02-01T09:00:00Z' }],
+    ];
+    for (const [name, headers, body] of memories) mine[name] = (await t.http().post('/v1/memory').set(headers).send(body).expect(201)).body.id;
+    const q = (query: Record<string, string | boolean>) => t.http().get('/v1/memory/search').query({ q: 'database', ...query }).set(asAgent(g)).expect(200).then(found);
+    expect(await q({ layer: 'long_term' })).toEqual([mine.db]);
+    expect(await q({ layer: 'short_term' })).toEqual([mine.upgrade]);
+    expect(await q({ memory_type: 'episodic' })).toEqual([mine.standup]);
+    expect(await q({ verified: true })).toEqual([mine.db]);
+    expect(await q({ category: 'preference' })).toEqual([mine.coffee]);
+    expect(await q({ from: '2026-03-15T00:00:00Z', to: '2026-04-15T00:00:00Z' })).toEqual([mine.upgrade]);
+    expect(await q({ from: '2026-04-15T00:00:00Z' })).toEqual([mine.standup]);
+    expect((await q({ tier: 'hot' })).length).toBe(4);
+    expect(await q({ tier: 'archive' })).toEqual([]);
+    const bad = await t.http().get('/v1/memory/search').query({ q: 'database', layer: 'deep' }).set(asAgent(g)).expect(400);
+    expect(bad.body.message).toMatch(/layer/);
+  });
+
+  it('searches through the ivfflat index, filtered, as well as exactly', async () => {
+    const owner = { Authorization: `Bearer ${f.token}` };
+    const exact = found(await search({ q: 'database and milk for coffee' }));
+    await t.http().patch('/v1/tenant/settings/lifecycle').set(owner).send({ retrieval: { exact_scan_below: 0 } }).expect(200);
+    try {
+      expect(found(await search({ q: 'database and milk for coffee' }))).toEqual(exact);
+      const filtered = await search({ q: '데이터베이스를 골랐다', category: 'fact', explain: true });
+      expect(found(filtered)).toEqual([ids.korean]);
+      expect(filtered.body.items[0].explain.vector.rank).toBe(1);
+    } finally {
+      await t.http().patch('/v1/tenant/settings/lifecycle').set(owner).send({ retrieval: { exact_scan_below: null } }).expect(200);
+    }
+  });
+
+  describe('recall with a question and a token budget', () => {
+    let g: TenantFixture;
+    const recall = (query: Record<string, string | number>) => t.http().get('/v1/memory/recall').query(query).set(asAgent(g));
+
+    beforeAll(async () => {
+      g = await createTenant(t, 'budget');
+      const items = Array.from({ length: 40 }, (_, i) => ({
+        category: 'note',
+        key: `note_${String(i).padStart(2, '0')}`,
+        content: `Meeting note ${i}: the quarterly planning covered hiring, budgets and the roadmap for team ${i}.`,
+      }));
+      items.push({ category: 'preference', key: 'coffee', content: 'Prefers oat milk in coffee' });
+      await t.http().post('/v1/memory/batch').set(asAgent(g)).send({ items }).expect(200);
+      await t.http().post('/v1/memory').set(asUser(g)).send({ category: 'identity', key: 'user_name', content: 'Michael Schäfer', priority: 'critical' }).expect(201);
+    });
+
+    it('packs whole entries under max_tokens (o200k_base), critical first, and says what it sent', async () => {
+      const res = await recall({ max_tokens: 200 }).expect(200);
+      const tokens = countTokens(res.text);
+      expect(tokens).toBeLessThanOrEqual(200);
+      expect(res.headers['x-recall-tokens']).toBe(String(tokens));
+      const entries = res.text.match(/^\[\d{3}\] /gm) ?? [];
+      expect(res.headers['x-recall-entries']).toBe(String(entries.length));
+      expect(entries.length).toBeGreaterThan(3);
+      expect(res.text).toMatch(/^Mind: .*\nMemories: 42 total \(1 verified, 41 unverified\)\n\n\[001\] identity \(CRITICAL\) \[verified\]\n {2}user_name\n/);
+      // A bigger budget sends more, never less.
+      const more = await recall({ max_tokens: 400 }).expect(200);
+      expect(Number(more.headers['x-recall-entries'])).toBeGreaterThan(entries.length);
+    });
+
+    it('with q, puts the memories that answer it right after the critical ones', async () => {
+      const res = await recall({ q: 'how does the user take coffee?', max_tokens: 120 }).expect(200);
+      expect(countTokens(res.text)).toBeLessThanOrEqual(120);
+      expect(res.text).toMatch(/\[001\] identity \(CRITICAL\) \[verified\]\n[^[]*\n\n\[002\] preference \(NORMAL\) \[unverified\]\n {2}coffee\n {2}Prefers oat milk in coffee\n/);
+    });
+
+    it('refuses a budget the header alone does not fit in, naming the field', async () => {
+      const mind = await t.http().post('/v1/minds').set('Authorization', `Bearer ${g.token}`).send({ name: 'A mind with a rather long name that costs many tokens '.repeat(2).trim() }).expect(201);
+      const res = await t.http().get('/v1/memory/recall').query({ max_tokens: 20 }).set(asUser(g, mind.body.id)).expect(400);
+      expect(res.body.message).toMatch(/^max_tokens: must be at least \d+/);
+      for (const bad of ['0', '19', '1.5', 'lots', '300000']) {
+        const r = await recall({ max_tokens: bad }).expect(400);
+        expect(r.body.message).toMatch(/max_tokens/);
+      }
+    });
+  });
+
+  describe('vector index upkeep', () => {
+    it('resizes ivfflat lists to rows/1000 once the table has grown, only as the owner', async () => {
+      const items = (batch: number) =>
+        Array.from({ length: 500 }, (_, i) => ({ category: 'note', key: `bulk_${batch}_${i}`, content: `Bulk note ${batch}-${i} about topic ${(i * 7919) % 101}` }));
+      for (let b = 0; b < 5; b++) await t.http().post('/v1/memory/batch').set(asAgent(f)).send({ items: items(b) }).expect(200);
+      const handle = t.app.get<DatabaseHandle>(DATABASE_HANDLE);
+
+      // As engram_app (DATABASE_URL, no MIGRATION_DATABASE_URL): due, but not allowed.
+      const admin = new Client({ connectionString: t.db.ownerUrl });
+      await admin.connect();
+      await admin.query('analyze memories');
+      await admin.end();
+      const asApp = await new VectorIndexUpkeep(handle, t.config, systemClock).runOnce();
+      expect(asApp).toMatchObject({ lists: 1, wanted: 3, action: 'no-owner' });
+
+      const upkeep = new VectorIndexUpkeep(handle, { ...t.config, MIGRATION_DATABASE_URL: t.db.ownerUrl }, systemClock);
+      const first = await upkeep.runOnce();
+      expect(first).toMatchObject({ action: 'rebuilt', lists: 3, wanted: 3, builtForRows: first.rows });
+      expect(first.rows).toBeGreaterThanOrEqual(2500);
+      expect(await upkeep.runOnce()).toMatchObject({ action: 'skipped', lists: 3 });
+      expect((await readVectorIndexState(handle.db)).lists).toBe(3);
+      const valid = await sql<{ valid: boolean }>`select indisvalid as valid from pg_index where indexrelid = 'memories_embedding_idx'::regclass`.execute(handle.db);
+      expect(valid.rows).toEqual([{ valid: true }]);
+
+      // Search still works, through the new index too.
+      expect(found(await search({ q: '데이터베이스를 골랐다' }))[0]).toBe(ids.korean);
+    });
+  });
+});
