@@ -3,7 +3,6 @@ import { CLOCK, type Clock } from '@engram/config';
 import {
   MemoriesRepository,
   RetrievalRepository,
-  narrows,
   type MatchMode,
   type MemoryRow,
   type RetrievalFilter,
@@ -30,7 +29,7 @@ const STATS_CACHE_WORDS = 1000;
  * Hybrid retrieval (DESIGN §6): BM25 full text and nearest embeddings bring candidates, their
  * neighbours in time join them, and libs/memory `rankHybrid` fuses and weights them. Vectors are
  * scanned exactly in minds smaller than `retrieval.exact_scan_below` and through ivfflat (with
- * `retrieval.probes`, iterating when filtered) above it. Every hit returned is an access.
+ * `retrieval.probes`, iterating into more lists until enough of the mind's rows pass) above it. Every hit returned is an access.
  * Runs inside the caller's transaction.
  */
 @Injectable()
@@ -62,7 +61,7 @@ export class HybridSearch {
     options: { access?: boolean } = {},
   ): Promise<HybridHit[]> {
     const r = config.retrieval;
-    const scan = query.vector ? await this.scanFor(tx, mindId, query.filter, config) : { exact: true as const };
+    const scan = query.vector ? await this.scanFor(tx, mindId, config) : { exact: true as const };
     const key = `${tx.tenantId}:${mindId}`;
     const cached = this.textStats.get(key);
     const known = cached && cached.until > Date.now() ? cached.stats : undefined;
@@ -101,7 +100,7 @@ export class HybridSearch {
     });
   }
 
-  private async scanFor(tx: TenantTx, mindId: string, filter: RetrievalFilter, config: LifecycleConfig): Promise<VectorScan> {
+  private async scanFor(tx: TenantTx, mindId: string, config: LifecycleConfig): Promise<VectorScan> {
     const key = `${tx.tenantId}:${mindId}`;
     let cached = this.sizes.get(key);
     if (!cached || cached.until < Date.now()) {
@@ -109,6 +108,6 @@ export class HybridSearch {
       this.sizes.set(key, cached);
     }
     if (cached.size < config.retrieval.exact_scan_below) return { exact: true };
-    return { exact: false, probes: config.retrieval.probes, iterative: narrows(filter) };
+    return { exact: false, probes: config.retrieval.probes };
   }
 }

@@ -64,7 +64,7 @@ export interface TextStats {
 }
 
 /** How vectors are searched: exactly (small minds), or through ivfflat with this many probes. */
-export type VectorScan = { exact: true } | { exact: false; probes: number; iterative: boolean };
+export type VectorScan = { exact: true } | { exact: false; probes: number };
 
 function filterSql(f: RetrievalFilter): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [sql`(expires_at is null or expires_at > ${f.activeAt}::timestamptz)`];
@@ -79,11 +79,6 @@ function filterSql(f: RetrievalFilter): RawBuilder<unknown> {
   if (f.verified !== undefined) parts.push(sql`verified = ${f.verified}`);
   if (f.mustMatch !== undefined) parts.push(sql`search_vector @@ websearch_to_tsquery('english', ${f.mustMatch})`);
   return sql.join(parts, sql` and `);
-}
-
-/** True when the filter narrows more than expiry (then an ivfflat scan iterates). */
-export function narrows(f: RetrievalFilter): boolean {
-  return Boolean(f.category || f.priority || f.tags?.length || f.memoryType || f.layer || f.tier || f.from || f.to || f.verified !== undefined);
 }
 
 /**
@@ -109,7 +104,8 @@ export class RetrievalRepository {
    *   (every word, "phrases", -exclusions, or);
    * - vectors: the memories nearest the query vector by cosine distance (pgvector `<=>`). Exact:
    *   every memory of the mind compared (best for small minds). Indexed: ivfflat with `probes`
-   *   lists, iterating (`ivfflat.iterative_scan`) when a filter may leave too few in those lists.
+   *   lists, iterating (`ivfflat.iterative_scan`) into further lists until `limit` rows of the
+   *   mind pass the filter: the index holds every tenant's vectors, so the mind itself narrows it.
    *
    * @returns the best `limit` of each branch.
    */
@@ -134,8 +130,12 @@ export class RetrievalRepository {
     ];
     if (query.vector) {
       if (!options.scan.exact) {
+        // Without enable_sort off the planner prefers reading the mind by its b-tree and sorting
+        // every distance (an exact scan) whenever probes are many: measured in bench/ann.ts.
+        // Every other part of the statement sorts whatever the plan, so the penalty moves only this one.
         await sql`select set_config('ivfflat.probes', ${String(options.scan.probes)}, true),
-                         set_config('ivfflat.iterative_scan', ${options.scan.iterative ? 'relaxed_order' : 'off'}, true)`.execute(tx.trx);
+                         set_config('ivfflat.iterative_scan', 'relaxed_order', true),
+                         set_config('enable_sort', 'off', true)`.execute(tx.trx);
       }
       branches.push(sql`select 'vector', v.id::text, v.temporal_context, v.temporal_position, v.score from (${this.vectorSql(tx, mindId, query.vector, filter, limit, options.scan.exact)}) v`);
     }
@@ -214,11 +214,13 @@ export class RetrievalRepository {
     const v = vectorLiteral(query);
     const where = sql`tenant_id = ${tx.tenantId} and mind_id = ${mindId} and embedding is not null and ${filterSql(filter)}`;
     if (exact) {
-      // Ordering by the float8 cast, not by `embedding <=> v` itself, keeps the planner off the
-      // ivfflat index: every memory of the mind is compared.
+      // OFFSET 0 keeps the ordering out of the subquery, so the planner cannot answer it with the
+      // ivfflat index (an ORDER BY the distance alone can be, cast or not): every memory of the
+      // mind is compared.
       return sql`
-        select id, temporal_context, temporal_position, (embedding <=> ${v}::vector)::float8 as score from memories
-        where ${where}
+        select * from (
+          select id, temporal_context, temporal_position, (embedding <=> ${v}::vector)::float8 as score from memories
+          where ${where} offset 0) exact
         order by score, id desc limit ${limit}`;
     }
     return sql`
