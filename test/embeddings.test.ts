@@ -59,6 +59,13 @@ describe('OpenAiEmbedder against an OpenAI-compatible endpoint', () => {
     expect(fake.requests.map((r) => r.authorization)).toEqual(['Bearer sk-test-123', undefined]);
   });
 
+  it('asks for 768 dimensions (OpenAI text-embedding-3), unless told not to', async () => {
+    fake.reset();
+    await embedder().embed(['a']);
+    await embedder({ sendDimensions: false }).embed(['b']);
+    expect(fake.requests.map((r) => r.body)).toEqual([expect.objectContaining({ input: ['a'], dimensions: 768 }), { model: expect.any(String), input: ['b'] }]);
+  });
+
   it.each([503, 500, 429])('retries %i with backoff and succeeds on the third request', async (status) => {
     fake.reset({ mode: 'fail-n-times-then-ok', failTimes: 2, failStatus: status });
     const vectors = await embedder().embed(['retry me']);

@@ -24,7 +24,7 @@ export interface FakeSettings {
 }
 
 export interface RecordedRequest {
-  body: { model: string; input: string[] };
+  body: { model: string; input: string[]; dimensions?: number };
   authorization: string | undefined;
 }
 

@@ -60,6 +60,8 @@ export const configSchema = z
     EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(64),
     /** Time allowed for one embeddings request (ms); retried twice with backoff. */
     EMBEDDINGS_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
+    /** Send `dimensions: 768` with embeddings requests (OpenAI text-embedding-3 needs it; turn off for endpoints that refuse the field). */
+    EMBEDDINGS_SEND_DIMENSIONS: envBoolean.default(true),
     /** How long a write or search waits for an embedding (ms): then the memory is stored pending, the search uses full text alone. */
     EMBEDDINGS_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
     /** How often pending embeddings are retried in the background (ms); 0 turns it off. */

@@ -15,6 +15,7 @@ export function embedderFor(config: AppConfig): Embedder {
     apiKey: config.EMBEDDINGS_API_KEY,
     batchSize: config.EMBEDDINGS_BATCH_SIZE,
     timeoutMs: config.EMBEDDINGS_TIMEOUT_MS,
+    sendDimensions: config.EMBEDDINGS_SEND_DIMENSIONS,
   });
 }
 

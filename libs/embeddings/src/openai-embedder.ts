@@ -11,6 +11,8 @@ export interface OpenAiEmbedderOptions {
   attempts?: number;
   /** Backoff before the first retry (ms); doubles each time. */
   backoffMs?: number;
+  /** Send `dimensions: 768` with each request (default true). */
+  sendDimensions?: boolean;
 }
 
 /** Statuses that refuse the texts sent rather than us (bad request, too large, unprocessable). */
@@ -78,7 +80,9 @@ export class OpenAiEmbedder implements Embedder {
           'Content-Type': 'application/json',
           ...(this.options.apiKey ? { Authorization: `Bearer ${this.options.apiKey}` } : {}),
         },
-        body: JSON.stringify({ model: this.model, input: batch }),
+        // `dimensions` makes OpenAI's text-embedding-3 models answer 768-d (Matryoshka truncation);
+        // endpoints that refuse the field are served with sendDimensions false.
+        body: JSON.stringify({ model: this.model, input: batch, ...(this.options.sendDimensions === false ? {} : { dimensions: this.dimensions }) }),
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch (error) {
