@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { sql } from 'kysely';
 import request from 'supertest';
-import { DATABASE } from '../libs/db/src';
-import { loadConfig } from '../libs/config/src';
+import { DATABASE, DATABASE_HANDLE, openDatabase } from '../libs/db/src';
+import { loadConfig, systemClock } from '../libs/config/src';
+import { VectorIndexUpkeep } from '../libs/consolidation/src';
 import { createApp } from '../apps/api/src/create-app';
 
 // With no DATABASE_URL the whole service runs in one process on PGlite (+pgvector), migrating
@@ -61,6 +62,22 @@ describe('embedded mode (PGlite)', () => {
     await http.get('/v1/auth/me').set(auth).expect(200);
     const hits = await http.get('/v1/memory/search').query({ q: 'which responses are preferred?' }).set(agent).expect(200);
     expect(hits.body.items[0].key).toBe('communication_style');
+  });
+
+  it('refuses a second process on the same data directory, naming it', async () => {
+    await expect(openDatabase(loadConfig({ ENGRAM_DATA_DIR: dir, LOG_LEVEL: 'silent', NODE_ENV: 'test' }))).rejects.toThrow(
+      new RegExp(`embedded database at ${dir}/pg is in use by another Engram process`),
+    );
+    // The running one is unharmed.
+    await request(app.getHttpServer()).get('/health/ready').expect(200);
+  });
+
+  it('rebuilds the vector index as the session user, then runs as engram_app again', async () => {
+    const upkeep = new VectorIndexUpkeep(app.get(DATABASE_HANDLE), loadConfig({ ENGRAM_DATA_DIR: dir, NODE_ENV: 'test' }), systemClock);
+    expect(await upkeep.runOnce({ lists: 3 })).toMatchObject({ action: 'rebuilt', lists: 3, wanted: 3 });
+    expect(await upkeep.runOnce()).toMatchObject({ action: 'skipped', lists: 3 });
+    const { rows } = await sql<{ role: string }>`select current_user as role`.execute(app.get(DATABASE));
+    expect(rows[0]).toEqual({ role: 'engram_app' });
   });
 
   it('runs as engram_app under RLS in embedded mode too', async () => {

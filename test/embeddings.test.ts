@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { ManualClock, type Clock } from '../libs/config/src';
 import { EmbeddingBackfill } from '../libs/consolidation/src';
 import { TenantDb } from '../libs/db/src';
-import { EmbeddingError, HashingEmbedder, OpenAiEmbedder, type Embedder, type OpenAiEmbedderOptions } from '../libs/embeddings/src';
+import { EMBEDDER, EmbeddingError, HashingEmbedder, OpenAiEmbedder, type Embedder, type OpenAiEmbedderOptions } from '../libs/embeddings/src';
 import { FakeEmbeddingsServer } from './support/fake-embeddings-server';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
@@ -54,16 +54,16 @@ describe('OpenAiEmbedder against an OpenAI-compatible endpoint', () => {
 
   it('sends the API key as a bearer token, and no Authorization header without one', async () => {
     fake.reset();
-    await embedder({ apiKey: 'sk-test-123' }).embed(['a']);
-    await embedder().embed(['b']);
+    await embedder({ apiKey: 'sk-test-123' }).embed(['apple']);
+    await embedder().embed(['banana']);
     expect(fake.requests.map((r) => r.authorization)).toEqual(['Bearer sk-test-123', undefined]);
   });
 
   it('asks for 768 dimensions (OpenAI text-embedding-3), unless told not to', async () => {
     fake.reset();
-    await embedder().embed(['a']);
-    await embedder({ sendDimensions: false }).embed(['b']);
-    expect(fake.requests.map((r) => r.body)).toEqual([expect.objectContaining({ input: ['a'], dimensions: 768 }), { model: expect.any(String), input: ['b'] }]);
+    await embedder().embed(['apple']);
+    await embedder({ sendDimensions: false }).embed(['banana']);
+    expect(fake.requests.map((r) => r.body)).toEqual([expect.objectContaining({ input: ['apple'], dimensions: 768 }), { model: expect.any(String), input: ['banana'] }]);
   });
 
   it.each([503, 500, 429])('retries %i with backoff and succeeds on the third request', async (status) => {
@@ -111,6 +111,12 @@ describe('OpenAiEmbedder against an OpenAI-compatible endpoint', () => {
     const error = await rejectionOf(embedder({ timeoutMs: 200, attempts: 2 }).embed(['x']));
     expect(error.reason).toBe('outage');
     expect(fake.requests).toHaveLength(2);
+  });
+
+  it('refuses a zero vector (no direction to compare), as configuration', async () => {
+    fake.reset({ vectorFor: () => new Array(768).fill(0) });
+    const error = await rejectionOf(embedder().embed(['apple']));
+    expect(error).toMatchObject({ reason: 'config', message: expect.stringMatching(/zero vector/) });
   });
 
   it('treats a refused key (401) as configuration, not the texts: one request', async () => {
@@ -231,6 +237,19 @@ describe('a provider slower than EMBEDDINGS_WAIT_MS', () => {
     expect(res.body).toMatchObject({ embedding_status: 'pending', embedded_at: null });
     expect((await memory(ctx, res.body.id)).body.content).toBe('Owns a sourdough starter');
   });
+
+  it('then stops waiting for it: the next writes skip the provider until the backfill reaches it', async () => {
+    const requestsBefore = fake.requests.length;
+    const started = Date.now();
+    for (let i = 0; i < 3; i++) await ctx.t.http().post('/v1/memory').set(asAgent(ctx.f)).send({ category: 'fact', key: `fast_${i}`, content: `Bakes loaf ${i}` }).expect(201);
+    // Three writes in well under one EMBEDDINGS_WAIT_MS each, without asking the provider.
+    expect(Date.now() - started).toBeLessThan(600);
+    expect(fake.requests.length).toBe(requestsBefore);
+    fake.reset();
+    expect(await ctx.backfill.runOnce()).toBe(4);
+    const again = await ctx.t.http().post('/v1/memory').set(asAgent(ctx.f)).send({ category: 'fact', key: 'after', content: 'Back to normal' }).expect(201);
+    expect(again.body.embedding_status).toBe('ready');
+  });
 });
 
 describe('texts the provider refuses', () => {
@@ -262,6 +281,22 @@ describe('texts the provider refuses', () => {
     expect(fake.requests).toHaveLength(0);
     const hits = (await search(ctx, 'zanzibar')).body.items;
     expect(hits.map((h: { id: string }) => h.id)).toEqual([ids.poison]);
+
+    // A restart (a new backfill) gives it another chance: the provider now takes it.
+    const restarted = new EmbeddingBackfill(ctx.t.app.get(TenantDb), ctx.t.app.get(EMBEDDER), new ManualClock('2031-01-01T00:00:00.000Z'));
+    expect(await restarted.runOnce()).toBe(1);
+    expect(await status('poison')).toBe('ready');
+  });
+
+  it('are not charged when the provider refuses every text (400 to all): that is its configuration', async () => {
+    fake.reset({ mode: 'down' });
+    const id = (await ctx.t.http().post('/v1/memory').set(asAgent(ctx.f)).send({ category: 'fact', key: 'violin', content: 'Plays the violin' }).expect(201)).body.id;
+    fake.reset({ mode: 'refuse' });
+    for (let i = 0; i < 4; i++) expect(await ctx.backfill.runOnce()).toBe(0);
+    expect((await memory(ctx, id)).body.embedding_status).toBe('pending');
+    expect(await attemptsOf(ctx.t, id)).toBe(0);
+    fake.reset();
+    expect(await ctx.backfill.runOnce()).toBe(1);
   });
 });
 

@@ -1,9 +1,11 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { sql } from 'kysely';
 import { CLOCK, type Clock } from '@engram/config';
 import { TenantDb, tenantIds, vectorLiteral } from '@engram/db';
-import { EMBEDDER, EmbeddingError, type Embedder } from '@engram/embeddings';
+import { EMBEDDER, EmbeddingError, RequestEmbedder, type Embedder } from '@engram/embeddings';
 
+/** A text any embeddings provider accepts. */
+const CANARY = 'memory';
 /** Memories embedded per batch. */
 const BATCH = 256;
 /** A memory whose text the provider refused this many times is marked failed (until the model changes). */
@@ -25,6 +27,7 @@ export class EmbeddingBackfill {
     private readonly tenantDb: TenantDb,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() private readonly requests?: RequestEmbedder,
   ) {}
 
   /** One pass over every tenant. @returns how many memories got a vector. */
@@ -52,10 +55,15 @@ export class EmbeddingBackfill {
     if (this.modelChecked.get(tenantId) !== model) {
       // Vectors of another model live in another space: comparing a query with them is noise, so
       // they are dropped (full text still finds those memories) and embedded anew. The model only
-      // changes with the configuration, so once per tenant per process is enough.
+      // changes with the configuration, so once per tenant per process is enough; and a restart
+      // (after fixing the provider's configuration) gives `failed` memories another chance.
       await this.tenantDb.run(tenantId, ({ trx }) =>
         sql`update memories set embedding = null, embedding_model = ${model}, embedding_status = 'pending', embedding_attempts = 0, embedded_at = null
             where tenant_id = ${tenantId} and embedding_model is distinct from ${model}`.execute(trx),
+      );
+      await this.tenantDb.run(tenantId, ({ trx }) =>
+        sql`update memories set embedding_status = 'pending', embedding_attempts = 0
+            where tenant_id = ${tenantId} and embedding_status = 'failed'`.execute(trx),
       );
       this.modelChecked.set(tenantId, model);
     }
@@ -93,12 +101,21 @@ export class EmbeddingBackfill {
   private async embedBatch(tenantId: string, batch: Pending[]): Promise<{ id: string; hash: string; vector: number[] }[]> {
     try {
       const vectors = await this.embedder.embed(batch.map((m) => m.content));
+      this.requests?.providerRecovered();
       return batch.map((m, i) => ({ id: m.id, hash: m.content_hash, vector: vectors[i] as number[] }));
     } catch (error) {
       if (!(error instanceof EmbeddingError) || error.reason !== 'input') throw error;
       if (batch.length > 1) {
         const half = Math.ceil(batch.length / 2);
         return [...(await this.embedBatch(tenantId, batch.slice(0, half))), ...(await this.embedBatch(tenantId, batch.slice(half)))];
+      }
+      // Is it this text, or does the provider refuse everything (e.g. a field it does not know)?
+      // A text it must accept tells: if that is refused too, nothing is charged to the memory.
+      try {
+        await this.embedder.embed([CANARY]);
+      } catch (canary) {
+        if (canary instanceof EmbeddingError) throw new EmbeddingError(`the provider refuses every text: ${canary.message}`, canary.reason === 'outage' ? 'outage' : 'config');
+        throw canary;
       }
       this.logger.warn(`embedding of memory ${batch[0]?.id} refused: ${error.message}`);
       await this.tenantDb.run(tenantId, ({ trx }) =>

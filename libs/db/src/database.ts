@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import lockfile from 'proper-lockfile';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
@@ -59,7 +60,31 @@ export async function openDatabase(config: AppConfig): Promise<DatabaseHandle> {
 
   const dataDir = resolve(config.ENGRAM_DATA_DIR, 'pg');
   await mkdir(dataDir, { recursive: true });
-  const lite = await PGlite.create(dataDir, { extensions: { vector } });
+  // PGlite is one process's database: a second process on the same files corrupts the first's
+  // view of them (its writes fail until restart). A lock file with a heartbeat keeps it to one.
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(dataDir, {
+      lockfilePath: `${dataDir}.lock`,
+      stale: 15_000,
+      update: 5_000,
+      onCompromised: (error) => new Logger('Database').error(`embedded database lock lost: ${error.message}`),
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ELOCKED') {
+      throw new DatabaseSetupError(
+        `the embedded database at ${dataDir} is in use by another Engram process; stop it first, or give this one its own ENGRAM_DATA_DIR`,
+      );
+    }
+    throw error;
+  }
+  let lite: PGlite;
+  try {
+    lite = await PGlite.create(dataDir, { extensions: { vector } });
+  } catch (error) {
+    await release();
+    throw error;
+  }
   // PGlite is one session: a pool of one serialises transactions, which keeps them whole.
   const owner = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new Pool(createPgConfig(lite)) }) });
   let applied: string[];
@@ -78,6 +103,7 @@ export async function openDatabase(config: AppConfig): Promise<DatabaseHandle> {
     close: async () => {
       await db.destroy();
       await lite.close();
+      await release();
     },
   };
   await verifyDatabase(handle);

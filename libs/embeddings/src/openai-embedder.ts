@@ -113,6 +113,7 @@ export class OpenAiEmbedder implements Embedder {
       if (!Number.isInteger(index) || index < 0 || index >= batch.length || vectors[index]) {
         throw new EmbeddingError(`embeddings endpoint answered index ${index} twice or out of range for ${batch.length} texts`);
       }
+      if (!(v as number[]).some((x) => x !== 0)) throw new EmbeddingError('embeddings endpoint answered a zero vector, which has no direction');
       vectors[index] = normalize([...(v as number[])]);
     });
     return vectors;

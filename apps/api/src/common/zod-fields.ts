@@ -14,7 +14,8 @@ export const isoDateTime = z
   .refine(
     (s) => {
       const t = Date.parse(s);
-      return t >= EARLIEST && t <= LATEST;
+      // Text that is no date at all has its own message (above).
+      return Number.isNaN(t) || (t >= EARLIEST && t <= LATEST);
     },
     { message: 'must be between 0001-01-01 and 9999-12-31' },
   );

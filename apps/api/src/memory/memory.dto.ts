@@ -150,7 +150,7 @@ export const SearchQuerySchema = z
     limit: limitParam(100, 10),
   })
   .strict()
-  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { message: 'from must be before to', path: ['from'] });
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { message: 'must be before to', path: ['from'] });
 export class SearchQueryDto extends createZodDto(SearchQuerySchema) {}
 export type SearchQuery = z.infer<typeof SearchQuerySchema>;
 
