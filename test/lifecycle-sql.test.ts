@@ -2,12 +2,16 @@ import fc from 'fast-check';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Pool } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { MemoriesRepository, TenantDb, retentionNowSql, type DB } from '../libs/db/src';
+import { MemoriesRepository, TenantDb, evictableSql, movesToNeocortexSql, retentionNowSql, tierSql, type DB } from '../libs/db/src';
 import {
   MEMORY_LAYERS,
   MEMORY_PRIORITIES,
+  MEMORY_TIERS,
   applyAccess,
   currentRetention,
+  forgettingVerdict,
+  systemsConsolidation,
+  tierOf,
   layerStrengthDays,
   resolveLifecycle,
   reviewSchedule,
@@ -155,5 +159,78 @@ describe('lifecycle SQL agrees with libs/memory', () => {
     expect(accessed.filter((r) => r.layer !== (states.get(r.id) as RetentionState).layer).length).toBeGreaterThan(10);
     expect(before.filter((s) => s.forgotten_at).length).toBeGreaterThan(10);
     await sql`select 1`.execute(db);
+  });
+
+  it('tier, eviction and the move to the neocortex agree with tierOf, forgettingVerdict and systemsConsolidation', async () => {
+    const config = configs[1] as LifecycleConfig;
+    const now = new Date(T0 + 200 * 86_400_000);
+    const arb = fc.record({
+      ageDays: fc.oneof(fc.double({ min: 0, max: 2, noNaN: true }), fc.double({ min: 0, max: 120, noNaN: true })),
+      createdLaterDays: fc.double({ min: 0, max: 3, noNaN: true }),
+      access: fc.oneof(fc.nat(5), fc.nat(3000)),
+      tier: fc.constantFrom(...MEMORY_TIERS),
+      priority: fc.constantFrom(...MEMORY_PRIORITIES),
+      retention: fc.double({ min: 0, max: 1, noNaN: true }),
+      anchorDaysAgo: fc.double({ min: 0, max: 30, noNaN: true }),
+      neocortex: fc.boolean(),
+    });
+    const rows = fc.sample(arb, { numRuns: 300, seed: 7 });
+    const byId = new Map<string, (typeof rows)[number] & { born: Date; state: RetentionState }>();
+    await tenants.run(tenant, async ({ trx }) => {
+      await trx.deleteFrom('memories').execute();
+      for (const [i, r] of rows.entries()) {
+        const born = new Date(now.getTime() - r.ageDays * 86_400_000);
+        const id = uuidv7();
+        const state: RetentionState = {
+          importance_score: 0.5,
+          layer: 'short_term',
+          priority: r.priority,
+          current_retention: r.retention,
+          retention_at: new Date(now.getTime() - r.anchorDaysAgo * 86_400_000),
+          strength_days: layerStrengthDays('short_term', config),
+          access_count: r.access,
+          last_accessed: null,
+          last_reviewed: born,
+          review_schedule: [],
+          next_review: null,
+          review_count: 0,
+          forgotten_at: null,
+          born_at: born,
+        };
+        byId.set(id, { ...r, born, state });
+        await trx
+          .insertInto('memories')
+          .values({
+            tenant_id: tenant, id, mind_id: mind, category: 'note', key: `t${i}`, content: 'x', source: 'agent', confidence: 0.7, content_hash: 'x',
+            priority: r.priority, importance_score: 0.5, layer: 'short_term', current_retention: r.retention, retention_at: state.retention_at,
+            strength_days: state.strength_days, access_count: r.access, tier: r.tier, storage_location: r.neocortex ? 'neocortex' : 'hippocampus',
+            // occurred_at is the event; created_at the write, up to 3 days later (an import).
+            occurred_at: born, created_at: new Date(Math.min(now.getTime(), born.getTime() + r.createdLaterDays * 86_400_000)),
+          })
+          .execute();
+      }
+    });
+    const got = await tenants.run(tenant, ({ trx }) =>
+      trx
+        .selectFrom('memories')
+        .select(['id', tierSql(config, now).as('tier_now'), evictableSql(config, now).as('evict'), movesToNeocortexSql(config, now).as('moves')])
+        .execute(),
+    );
+    const counts = { tiers: new Set<string>(), evict: 0, moves: 0 };
+    for (const row of got) {
+      const r = byId.get(row.id)!;
+      expect([row.id, row.tier_now]).toEqual([row.id, tierOf(r.access, r.born, now, config)]);
+      const retention = currentRetention(r.state, now, config);
+      expect([row.id, row.evict]).toEqual([row.id, forgettingVerdict({ retention, tier: r.tier, priority: r.priority }, config) === 'evict']);
+      const moved = systemsConsolidation({ storage_location: r.neocortex ? 'neocortex' : 'hippocampus', hippocampus_dependency: 1 }, r.born, now, config);
+      expect([row.id, row.moves]).toEqual([row.id, !r.neocortex && moved.storage_location === 'neocortex']);
+      counts.tiers.add(row.tier_now);
+      counts.evict += row.evict ? 1 : 0;
+      counts.moves += row.moves ? 1 : 0;
+    }
+    // Sanity: the sample reached every tier and both verdicts.
+    expect([...counts.tiers].sort()).toEqual(['archive', 'cold', 'hot', 'warm']);
+    expect(counts.evict).toBeGreaterThan(5);
+    expect(counts.moves).toBeGreaterThan(5);
   });
 });

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { ManualClock } from '../libs/config/src';
-import { ForgettingSweep } from '../libs/consolidation/src';
+import { LifecycleSweeps } from '../libs/consolidation/src';
 import { DEFAULT_LIFECYCLE, classifyLayer, layerStrengthDays, retentionAt } from '../libs/memory/src';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
@@ -32,7 +32,7 @@ describe('90-day simulation on an injectable clock', () => {
   });
 
   it('forgets what the curve says, reinforces and promotes what is used, never forgets the critical', async () => {
-    const sweep = t.app.get(ForgettingSweep);
+    const sweep = t.app.get(LifecycleSweeps);
     const plan = [
       { kind: 'low', importance: 0.2 },
       { kind: 'mid', importance: 0.65 },

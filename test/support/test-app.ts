@@ -28,6 +28,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     SLEEP_CYCLE_INTERVAL_MS: '0',
     EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
     VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
+    TIERING_INTERVAL_MS: '0',
+    SYSTEMS_CONSOLIDATION_INTERVAL_MS: '0',
     ...env,
   });
   const app = await createApp(config, { clock: options.clock });

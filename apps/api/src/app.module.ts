@@ -4,6 +4,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { TerminusModule } from '@nestjs/terminus';
+import { ScheduleModule } from '@nestjs/schedule';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
 import { ZodSerializerInterceptor, ZodValidationPipe } from 'nestjs-zod';
@@ -50,6 +51,7 @@ export class AppModule implements NestModule {
         LlmModule,
         EmbeddingsModule,
         ConsolidationModule,
+        ScheduleModule.forRoot(),
         LoggerModule.forRoot({
           pinoHttp: {
             level: config.LOG_LEVEL,

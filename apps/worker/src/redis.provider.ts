@@ -19,7 +19,8 @@ export class RedisConnection implements OnApplicationShutdown {
 
   /** Connects and checks the server answers PING. */
   async connect(): Promise<void> {
-    await this.client.connect();
+    // The queues may have opened it already (BullMQ connects a lazy client on first use).
+    if (this.client.status === 'wait') await this.client.connect();
     await this.client.ping();
   }
 

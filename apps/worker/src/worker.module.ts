@@ -2,11 +2,16 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { ConfigModule, type AppConfig } from '@engram/config';
 import { DbModule } from '@engram/db';
+import { ScheduleModule } from '@nestjs/schedule';
+import { LlmModule } from '@engram/llm';
+import { EmbeddingsModule } from '@engram/embeddings';
+import { ConsolidationModule } from '@engram/consolidation';
 import { RedisConnection } from './redis.provider';
+import { QueueWorkers } from './queue-workers.service';
 
 /**
- * The worker application: no HTTP, one processor per queue (they arrive with the
- * background-work issue). For now it connects to Postgres and Redis and waits.
+ * The worker application: no HTTP; one BullMQ processor per queue (QueueWorkers) running the
+ * lifecycle's background work against Postgres, and the vector index upkeep.
  */
 @Module({})
 export class WorkerModule {
@@ -17,9 +22,13 @@ export class WorkerModule {
         ConfigModule.forRoot(config),
         LoggerModule.forRoot({ pinoHttp: { level: config.LOG_LEVEL } }),
         DbModule,
+        ScheduleModule.forRoot(),
+        LlmModule,
+        EmbeddingsModule,
+        ConsolidationModule,
       ],
-      providers: [RedisConnection],
-      exports: [RedisConnection],
+      providers: [RedisConnection, QueueWorkers],
+      exports: [RedisConnection, QueueWorkers],
     };
   }
 }

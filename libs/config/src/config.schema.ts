@@ -65,6 +65,16 @@ export const configSchema = z
     /** How long a write or search waits for an embedding (ms): then the memory is stored pending, the search uses full text alone. */
     EMBEDDINGS_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
     /** How often pending embeddings are retried in the background (ms); 0 turns it off. */
+    /** Prefix of every BullMQ key in Redis: deployments (or tests) sharing a Redis keep apart by it. */
+    QUEUE_PREFIX: z.string().regex(/^[a-z0-9_-]{1,64}$/, { message: 'must be 1-64 of a-z, 0-9, _ and -' }).default('engram'),
+    /** Jobs one worker runs at once, per queue. */
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    /** How long a worker holds a job before another may take it back (ms): a killed worker's jobs return after about this long. */
+    WORKER_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+    /** How often memories are re-tiered by access frequency (ms); 0 turns it off. */
+    TIERING_INTERVAL_MS: z.coerce.number().int().min(0).max(604_800_000).default(3_600_000),
+    /** How often systems consolidation runs (ms); 0 turns it off. */
+    SYSTEMS_CONSOLIDATION_INTERVAL_MS: z.coerce.number().int().min(0).max(604_800_000).default(86_400_000),
     EMBEDDINGS_BACKFILL_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(5000),
     /** How often the ivfflat index is checked against the table's size (ms); 0 turns it off. */
     VECTOR_INDEX_UPKEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(604_800_000).default(3_600_000),

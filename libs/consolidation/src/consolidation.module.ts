@@ -1,14 +1,15 @@
 import { Global, Module } from '@nestjs/common';
 import { ConversationMemory } from './conversation-memory.service';
-import { ForgettingSweep } from './forgetting-sweep.service';
+import { LifecycleSweeps } from './lifecycle-sweeps.service';
 import { EmbeddingBackfill } from './embedding-backfill.service';
 import { InProcessScheduler } from './in-process-scheduler';
 import { VectorIndexUpkeep } from './vector-index-upkeep.service';
+import { LifecycleJobs } from './lifecycle-jobs.service';
 
 /** The conversation stream: STM and consolidation to long-term memory (DESIGN §4). */
 @Global()
 @Module({
-  providers: [ConversationMemory, ForgettingSweep, EmbeddingBackfill, VectorIndexUpkeep, InProcessScheduler],
-  exports: [ConversationMemory, ForgettingSweep, EmbeddingBackfill, VectorIndexUpkeep, InProcessScheduler],
+  providers: [ConversationMemory, LifecycleSweeps, EmbeddingBackfill, VectorIndexUpkeep, LifecycleJobs, InProcessScheduler],
+  exports: [ConversationMemory, LifecycleSweeps, EmbeddingBackfill, VectorIndexUpkeep, LifecycleJobs, InProcessScheduler],
 })
 export class ConsolidationModule {}

@@ -51,3 +51,36 @@ export function accessSetSql(config: LifecycleConfig, now: Date) {
     forgotten_at: sql<Date>`(case when ${promote} or ${newR} >= ${config.forgetting.soft_threshold}::float8 then null else forgotten_at end)`,
   };
 }
+
+/**
+ * The row's tier at `now` (libs/memory `tierOf`; seed 000 auto_tiering): hot while younger than
+ * `grace_days`, then by access frequency = access_count / age in days: > hot → hot, > warm →
+ * warm, > cold → cold, else archive.
+ */
+export function tierSql(config: LifecycleConfig, now: Date): RawBuilder<'hot' | 'warm' | 'cold' | 'archive'> {
+  const t = config.tiers;
+  const ageDays = sql<number>`(extract(epoch from (${now}::timestamptz - ${bornAtSql})) / 86400.0)`;
+  const frequency = sql<number>`(access_count / greatest(${ageDays}, 2.220446049250313e-16))`;
+  return sql`(case
+    when ${ageDays} < ${t.grace_days}::float8 then 'hot'
+    when ${frequency} > ${t.hot}::float8 then 'hot'
+    when ${frequency} > ${t.warm}::float8 then 'warm'
+    when ${frequency} > ${t.cold}::float8 then 'cold'
+    else 'archive' end)`;
+}
+
+/**
+ * True when the row is to be evicted at `now` (libs/memory `forgettingVerdict` = evict): not
+ * critical, archived, retention now below the eviction threshold. Rows without lifecycle
+ * fields (retention untracked) are never evicted.
+ */
+export function evictableSql(config: LifecycleConfig, now: Date): RawBuilder<boolean> {
+  return sql<boolean>`(priority <> 'critical' and tier = 'archive' and current_retention is not null
+    and ${retentionNowSql(config, now)} < ${config.forgetting.eviction_threshold}::float8)`;
+}
+
+/** True when the row moves to the neocortex at `now` (libs/memory `systemsConsolidation`). */
+export function movesToNeocortexSql(config: LifecycleConfig, now: Date): RawBuilder<boolean> {
+  return sql<boolean>`(storage_location = 'hippocampus'
+    and extract(epoch from (${now}::timestamptz - ${bornAtSql})) / 86400.0 > ${config.systems.neocortex_age_days}::float8)`;
+}

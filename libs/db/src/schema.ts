@@ -170,6 +170,22 @@ export interface StmEntriesTable {
   chunk: ColumnType<{ items: string[]; pattern: string } | null, string | null, string | null>;
 }
 
+/** What eviction leaves of a memory (migration 20261130000000). */
+export interface MemoryTombstonesTable {
+  tenant_id: string;
+  memory_id: string;
+  mind_id: string;
+  category: string;
+  key: string;
+  reason: 'evicted';
+  retention: number | null;
+  tier: string;
+  importance_score: number | null;
+  access_count: number;
+  created_at: Timestamp;
+  evicted_at: Timestamp;
+}
+
 /** The database as the application sees it (hand-written, CONVENTIONS "Layout"). */
 export interface DB {
   tenants: TenantsTable;
@@ -180,6 +196,7 @@ export interface DB {
   memory_versions: MemoryVersionsTable;
   messages: MessagesTable;
   stm_entries: StmEntriesTable;
+  memory_tombstones: MemoryTombstonesTable;
 }
 
 export type Tenant = Selectable<TenantsTable>;

@@ -1,0 +1,86 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Queue, Worker, type Job } from 'bullmq';
+import { APP_CONFIG, type AppConfig } from '@engram/config';
+import { LifecycleJobs, type JobReport } from '@engram/consolidation';
+import { JOB_OPTIONS, JobName, QUEUE_NAMES, QueueName, scheduleIntervals, tenantJobId, type TenantPayload } from '@engram/queues';
+import { RedisConnection } from './redis.provider';
+
+/**
+ * One BullMQ processor per queue (DESIGN §7). Each queue has a job scheduler
+ * (`upsertJobScheduler`, registered at start; an interval of 0 removes it) whose fan-out job lists
+ * the tenants and enqueues one job per tenant with a deterministic id, so a fan-out that runs
+ * twice enqueues each tenant once; a tenant's job carries only ids and the sweep's instant.
+ * Failures retry with exponential backoff and are kept a week. On shutdown (SIGTERM) the workers
+ * stop taking jobs and let the running ones finish; a killed worker's jobs go back to the queue
+ * when their lock expires (`WORKER_LOCK_MS`).
+ */
+@Injectable()
+export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('QueueWorkers');
+  readonly queues = new Map<QueueName, Queue>();
+  private readonly workers: Worker[] = [];
+
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly jobs: LifecycleJobs,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const intervals = scheduleIntervals(this.config);
+    // Each queue and worker opens (and on close, closes) its own connections from these options:
+    // a client shared with them would be closed under a worker still finishing its jobs.
+    const connection = { ...this.redis.client.options, lazyConnect: false };
+    for (const name of QUEUE_NAMES) {
+      const queue = new Queue(name, { connection, prefix: this.config.QUEUE_PREFIX, defaultJobOptions: JOB_OPTIONS });
+      queue.on('error', (error) => this.logger.warn(`${name} queue: ${error.message}`));
+      this.queues.set(name, queue);
+      const schedulerId = `${name}-every`;
+      if (intervals[name] > 0) {
+        await queue.upsertJobScheduler(schedulerId, { every: intervals[name] }, { name: JobName.FanOut, data: {}, opts: JOB_OPTIONS });
+      } else {
+        await queue.removeJobScheduler(schedulerId);
+      }
+      const worker = new Worker(name, (job) => this.process(name, job), {
+        connection,
+        prefix: this.config.QUEUE_PREFIX,
+        concurrency: this.config.WORKER_CONCURRENCY,
+        lockDuration: this.config.WORKER_LOCK_MS,
+        stalledInterval: Math.max(1000, Math.floor(this.config.WORKER_LOCK_MS / 2)),
+      });
+      worker.on('failed', (job, error) => this.logger.warn(`${name} job ${job?.id ?? '?'} failed (attempt ${job?.attemptsMade ?? '?'}): ${error.message}`));
+      worker.on('error', (error) => this.logger.warn(`${name} worker: ${error.message}`));
+      this.workers.push(worker);
+    }
+  }
+
+  /**
+   * Before the shared Redis connection is closed (it closes in `onApplicationShutdown`): a
+   * worker whose connection vanished under it retries forever instead of closing.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    // close() waits for the jobs in progress to finish and takes no new ones.
+    await Promise.allSettled(this.workers.map((w) => w.close()));
+    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+  }
+
+  /** A fan-out enqueues the tenants' jobs; a tenant job runs the queue's work for its tenant. */
+  async process(queue: QueueName, job: Job): Promise<JobReport> {
+    if (job.name === JobName.FanOut) {
+      // The instant it was scheduled for: every tenant's sweep computes with the same `now`.
+      const at = new Date(job.timestamp + (job.opts.delay ?? 0)).toISOString();
+      const tenants = await this.jobs.tenantsFor(queue);
+      const q = this.queues.get(queue) as Queue;
+      await q.addBulk(
+        tenants.map((tenantId) => ({
+          name: JobName.Tenant,
+          data: { tenantId, at } satisfies TenantPayload,
+          opts: { ...JOB_OPTIONS, jobId: tenantJobId(queue, tenantId, String(job.id)) },
+        })),
+      );
+      return { tenants: tenants.length };
+    }
+    const data = job.data as TenantPayload;
+    return this.jobs.runForTenant(queue, data.tenantId, new Date(data.at));
+  }
+}

@@ -1,0 +1,190 @@
+import { randomBytes } from 'node:crypto';
+import type { INestApplicationContext } from '@nestjs/common';
+import { Job, Queue, QueueEvents } from 'bullmq';
+import { Client } from 'pg';
+import { loadConfig } from '../libs/config/src';
+import { LifecycleJobs } from '../libs/consolidation/src';
+import { JobName, QUEUE_NAMES, QueueName, tenantJobId } from '../libs/queues/src';
+import { createWorker } from '../apps/worker/src/create-worker';
+import { TEST_REDIS_URL } from './support/env';
+import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+import { createTestDatabase } from './support/test-db';
+
+const DAY = 86_400_000;
+
+// The background queues on the real Redis and Postgres (DESIGN §7): schedulers registered at
+// worker start, a fan-out per tenant with deterministic ids, sweeps that reach the states the
+// lifecycle formulas say, and that change nothing when run again.
+describe('background work (BullMQ worker)', () => {
+  let t: TestApp;
+  let f: TenantFixture;
+  let worker: INestApplicationContext;
+  const prefix = `engram-test-${randomBytes(4).toString('hex')}`;
+  const queues = new Map<QueueName, Queue>();
+  const events = new Map<QueueName, QueueEvents>();
+  const ids: Record<string, string> = {};
+
+  const owner = async <T>(query: string, params: unknown[] = []): Promise<T[]> => {
+    const c = new Client({ connectionString: t.db.ownerUrl });
+    await c.connect();
+    try {
+      return (await c.query(query, params)).rows as T[];
+    } finally {
+      await c.end();
+    }
+  };
+
+  /** Enqueues a fan-out of `queue` and waits for it and every tenant job it enqueued. */
+  const fanOut = async (queue: QueueName, jobId: string) => {
+    const q = queues.get(queue) as Queue;
+    const e = events.get(queue) as QueueEvents;
+    const job = await q.add(JobName.FanOut, {}, { jobId });
+    await job.waitUntilFinished(e, 30_000);
+    const tenants = await worker.get(LifecycleJobs).tenantsFor(queue);
+    const results: Record<string, number>[] = [];
+    for (const tenant of tenants) {
+      const child = await Job.fromId(q, tenantJobId(queue, tenant, jobId));
+      if (!child) throw new Error(`no job for tenant ${tenant}`);
+      results.push(await child.waitUntilFinished(e, 30_000));
+    }
+    return results;
+  };
+
+  const state = () =>
+    owner<Record<string, unknown>>(
+      `select key, tier, layer, forgotten_at, current_retention, retention_at, storage_location, hippocampus_dependency from memories order by key`,
+    );
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    f = await createTenant(t, 'background');
+    const now = Date.now();
+    const write = async (name: string, body: object) => {
+      ids[name] = (await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: name, ...body }).expect(201)).body.id;
+    };
+    // Imports with a past event time live as if that time had passed (lifecycle on event time).
+    await write('faded', { content: 'A minor detail from long ago', importance: 0.1, occurred_at: new Date(now - 400 * DAY).toISOString() });
+    await write('pinned', { content: 'Allergic to penicillin', importance: 0.1, priority: 'critical', occurred_at: new Date(now - 400 * DAY).toISOString() });
+    await write('fresh', { content: 'Started a new job today', importance: 0.9 });
+    await write('dimming', { content: 'Had pasta for lunch', importance: 0.5 });
+    await write('settled', { content: 'Moved to Lisbon last month', importance: 0.85, occurred_at: new Date(now - 40 * DAY).toISOString() });
+    worker = await createWorker(
+      loadConfig({
+        DATABASE_URL: t.db.appUrl,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: prefix,
+        LOG_LEVEL: 'silent',
+        // No schedulers: the test drives the fan-outs itself.
+        SLEEP_CYCLE_INTERVAL_MS: '0',
+        FORGETTING_INTERVAL_MS: '0',
+        TIERING_INTERVAL_MS: '0',
+        SYSTEMS_CONSOLIDATION_INTERVAL_MS: '0',
+        EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
+        VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
+      }),
+    );
+    for (const name of QUEUE_NAMES) {
+      queues.set(name, new Queue(name, { connection: { url: TEST_REDIS_URL }, prefix }));
+      const e = new QueueEvents(name, { connection: { url: TEST_REDIS_URL }, prefix });
+      await e.waitUntilReady();
+      events.set(name, e);
+    }
+  });
+
+  afterAll(async () => {
+    await worker?.close();
+    for (const q of queues.values()) {
+      await q.obliterate({ force: true });
+      await q.close();
+    }
+    for (const e of events.values()) await e.close();
+    await t.close();
+  });
+
+  it('registers one job scheduler per queue at start, with the configured interval (0: none)', async () => {
+    // A worker of its own, on an empty database: a scheduler's first fan-out runs at once.
+    const db = await createTestDatabase();
+    const ownPrefix = `${prefix}-s`;
+    const scheduled = await createWorker(
+      loadConfig({
+        DATABASE_URL: db.appUrl,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: ownPrefix,
+        LOG_LEVEL: 'silent',
+        SLEEP_CYCLE_INTERVAL_MS: '300000',
+        FORGETTING_INTERVAL_MS: '900000',
+        TIERING_INTERVAL_MS: '3600000',
+        SYSTEMS_CONSOLIDATION_INTERVAL_MS: '86400000',
+        EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
+        VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
+      }),
+    );
+    const every: Record<string, number | undefined> = {};
+    try {
+      for (const name of QUEUE_NAMES) {
+        const q = new Queue(name, { connection: { url: TEST_REDIS_URL }, prefix: ownPrefix });
+        every[name] = (await q.getJobSchedulers())[0]?.every;
+        await q.close();
+      }
+    } finally {
+      await scheduled.close();
+      for (const name of QUEUE_NAMES) {
+        const q = new Queue(name, { connection: { url: TEST_REDIS_URL }, prefix: ownPrefix });
+        await q.obliterate({ force: true });
+        await q.close();
+      }
+      await db.drop();
+    }
+    expect(every).toEqual({
+      consolidation: 300_000,
+      'systems-consolidation': 86_400_000,
+      tiering: 3_600_000,
+      forgetting: 900_000,
+      embedding: undefined,
+    });
+  });
+
+  it('tiering, then forgetting, then systems consolidation reach what the formulas say', async () => {
+    expect(await fanOut(QueueName.Tiering, 'tiering-1')).toEqual([{ retiered: 3 }]);
+    const tiers = Object.fromEntries((await state()).map((m) => [m.key, m.tier]));
+    expect(tiers).toEqual({ dimming: 'hot', faded: 'archive', pinned: 'archive', fresh: 'hot', settled: 'archive' });
+
+    // Thirty days pass for "dimming" (hot: it was tiered when new).
+    await owner(`update memories set occurred_at = occurred_at - interval '30 days', created_at = created_at - interval '30 days',
+                 retention_at = retention_at - interval '30 days', last_reviewed = last_reviewed - interval '30 days' where key = 'dimming'`);
+    const [forgot] = await fanOut(QueueName.Forgetting, 'forgetting-1');
+    // "faded" (archived) is forgotten and evicted; "dimming" (hot) only forgotten.
+    expect(forgot).toMatchObject({ soft_forgotten: 2, evicted: 1 });
+    const after = await state();
+    expect(after.map((m) => m.key)).toEqual(['dimming', 'fresh', 'pinned', 'settled']);
+    expect(after.find((m) => m.key === 'dimming')?.forgotten_at).not.toBeNull();
+    expect(after.find((m) => m.key === 'pinned')?.forgotten_at).toBeNull();
+    expect(after.find((m) => m.key === 'settled')?.forgotten_at).toBeNull();
+    const tombstones = await owner<{ key: string; reason: string; tier: string; retention: number }>('select key, reason, tier, retention from memory_tombstones');
+    expect(tombstones).toEqual([{ key: 'faded', reason: 'evicted', tier: 'archive', retention: expect.any(Number) }]);
+    expect(tombstones[0]!.retention).toBeLessThan(0.1);
+
+    expect(await fanOut(QueueName.SystemsConsolidation, 'systems-1')).toEqual([{ moved_to_neocortex: 3 }]);
+    const places = Object.fromEntries((await state()).map((m) => [m.key, [m.storage_location, m.hippocampus_dependency]]));
+    expect(places).toEqual({ dimming: ['neocortex', 0.8], fresh: ['hippocampus', 1], pinned: ['neocortex', 0.8], settled: ['neocortex', 0.8] });
+  });
+
+  it('running every sweep again changes nothing; the same fan-out enqueues no tenant twice', async () => {
+    // Time moved for "dimming" since it was tiered: one more round settles it.
+    for (const queue of [QueueName.Tiering, QueueName.Forgetting, QueueName.SystemsConsolidation]) await fanOut(queue, `${queue}-settle`);
+    const before = await state();
+    for (const queue of [QueueName.Tiering, QueueName.Forgetting, QueueName.SystemsConsolidation]) {
+      const [report] = await fanOut(queue, `${queue}-again`);
+      expect([queue, Object.entries(report ?? {}).filter(([, n]) => n !== 0)]).toEqual([queue, []]);
+    }
+    expect(await state()).toEqual(before);
+
+    const q = queues.get(QueueName.Tiering) as Queue;
+    const again = await q.add(JobName.FanOut, {}, { jobId: 'tiering-1' });
+    expect(again.id).toBe('tiering-1');
+    const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'completed');
+    // tiering-1, -settle and -again with a tenant job each: nothing new.
+    expect(counts.completed).toBe(6);
+    expect((counts.waiting ?? 0) + (counts.active ?? 0)).toBe(0);
+  });
+});
