@@ -24,6 +24,7 @@ import { migrateToLatest, openOwnerDatabase, vectorLiteral } from '../libs/db/sr
 import { HashingEmbedder } from '../libs/embeddings/src';
 import { ivfflatLists } from '../libs/memory/src';
 import { parseConversation } from '../scripts/locomo';
+import { percentile, prng } from './support';
 
 const { values: args } = parseArgs({
   options: {
@@ -48,22 +49,7 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-/** mulberry32: a seeded PRNG, so every run builds the same texts. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
-const percentile = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
-};
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 /** Inserts the minds' memories, interleaved (as real writes spread them), embedded locally. */

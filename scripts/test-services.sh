@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Before `npm test`: the medium tests need PostgreSQL (with pgvector) and Redis.
-# Checks both answer and installs pgvector when the server lacks it (scripts/provision-pgvector.sh).
+# Before `npm test`: the medium tests need PostgreSQL (with pgvector), Redis and a chromium.
+# Checks they are there and installs pgvector when the server lacks it (scripts/provision-pgvector.sh).
 #
 # Env: TEST_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres), an owner/superuser URL;
-#      TEST_REDIS_URL (redis://127.0.0.1:6379).
+#      TEST_REDIS_URL (redis://127.0.0.1:6379); CHROMIUM_PATH (/usr/bin/chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,3 +34,10 @@ node -e '
   s.on("error", () => process.exit(1));
   s.on("timeout", () => process.exit(1));
 ' "$redis_url" || { echo "test-services: Redis does not answer at $redis_url (set TEST_REDIS_URL, or start it)" >&2; exit 1; }
+
+chromium="${CHROMIUM_PATH:-/usr/bin/chromium}"
+if [ ! -x "$chromium" ]; then
+  echo "test-services: no chromium at $chromium: the admin dashboard's browser test needs it" >&2
+  echo "  (Debian/Ubuntu: apt-get install -y --no-install-recommends chromium; or set CHROMIUM_PATH)" >&2
+  exit 1
+fi

@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Job, Queue, QueueEvents } from 'bullmq';
-import { Client } from 'pg';
 import { loadConfig } from '../libs/config/src';
 import { LifecycleJobs } from '../libs/consolidation/src';
 import { JobName, QUEUE_NAMES, QueueName, tenantJobId } from '../libs/queues/src';
 import { createWorker } from '../apps/worker/src/create-worker';
 import { TEST_REDIS_URL } from './support/env';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
-import { createTestDatabase } from './support/test-db';
+import { createTestDatabase, ownerQuery } from './support/test-db';
 
 const DAY = 86_400_000;
 
@@ -24,15 +23,7 @@ describe('background work (BullMQ worker)', () => {
   const events = new Map<QueueName, QueueEvents>();
   const ids: Record<string, string> = {};
 
-  const owner = async <T>(query: string, params: unknown[] = []): Promise<T[]> => {
-    const c = new Client({ connectionString: t.db.ownerUrl });
-    await c.connect();
-    try {
-      return (await c.query(query, params)).rows as T[];
-    } finally {
-      await c.end();
-    }
-  };
+  const owner = <T>(query: string, params: unknown[] = []) => ownerQuery(t.db)<T>(query, params);
 
   /** Enqueues a fan-out of `queue` and waits for it and every tenant job it enqueued. */
   const fanOut = async (queue: QueueName, jobId: string) => {
@@ -73,6 +64,7 @@ describe('background work (BullMQ worker)', () => {
         DATABASE_URL: t.db.appUrl,
         REDIS_URL: TEST_REDIS_URL,
         QUEUE_PREFIX: prefix,
+        WORKER_METRICS_PORT: '0',
         LOG_LEVEL: 'silent',
         // No schedulers: the test drives the fan-outs itself.
         SLEEP_CYCLE_INTERVAL_MS: '0',
@@ -110,6 +102,7 @@ describe('background work (BullMQ worker)', () => {
         DATABASE_URL: db.appUrl,
         REDIS_URL: TEST_REDIS_URL,
         QUEUE_PREFIX: ownPrefix,
+        WORKER_METRICS_PORT: '0',
         LOG_LEVEL: 'silent',
         SLEEP_CYCLE_INTERVAL_MS: '300000',
         FORGETTING_INTERVAL_MS: '900000',
@@ -145,7 +138,7 @@ describe('background work (BullMQ worker)', () => {
   });
 
   it('tiering, then forgetting, then systems consolidation reach what the formulas say', async () => {
-    expect(await fanOut(QueueName.Tiering, 'tiering-1')).toEqual([{ retiered: 3 }]);
+    expect(await fanOut(QueueName.Tiering, 'tiering-1')).toEqual([{ retiered: 3, compacted: 3, expanded: 0, archived: 3, unarchived: 0 }]);
     const tiers = Object.fromEntries((await state()).map((m) => [m.key, m.tier]));
     expect(tiers).toEqual({ dimming: 'hot', faded: 'archive', pinned: 'archive', fresh: 'hot', settled: 'archive' });
 
@@ -164,7 +157,7 @@ describe('background work (BullMQ worker)', () => {
     expect(tombstones).toEqual([{ key: 'faded', reason: 'evicted', tier: 'archive', retention: expect.any(Number) }]);
     expect(tombstones[0]!.retention).toBeLessThan(0.1);
 
-    expect(await fanOut(QueueName.SystemsConsolidation, 'systems-1')).toEqual([{ moved_to_neocortex: 3 }]);
+    expect(await fanOut(QueueName.SystemsConsolidation, 'systems-1')).toEqual([{ moved_to_neocortex: 3, generalised: 0 }]);
     const places = Object.fromEntries((await state()).map((m) => [m.key, [m.storage_location, m.hippocampus_dependency]]));
     expect(places).toEqual({ dimming: ['neocortex', 0.8], fresh: ['hippocampus', 1], pinned: ['neocortex', 0.8], settled: ['neocortex', 0.8] });
   });

@@ -9,7 +9,7 @@ import { createTestDatabase } from './support/test-db';
 describe('worker app', () => {
   it('boots, reaches Postgres as engram_app and Redis, and shuts down', async () => {
     const db = await createTestDatabase();
-    const worker = await createWorker(loadConfig({ DATABASE_URL: db.appUrl, REDIS_URL: TEST_REDIS_URL, LOG_LEVEL: 'silent', QUEUE_PREFIX: `worker-test-${process.pid}` }));
+    const worker = await createWorker(loadConfig({ DATABASE_URL: db.appUrl, REDIS_URL: TEST_REDIS_URL, LOG_LEVEL: 'silent', QUEUE_PREFIX: `worker-test-${process.pid}`, WORKER_METRICS_PORT: '0' }));
     try {
       expect(await worker.get(RedisConnection).client.ping()).toBe('PONG');
       const { rows } = await sql<{ role: string }>`select current_user as role`.execute(worker.get(DATABASE));

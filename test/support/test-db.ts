@@ -38,3 +38,19 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * Runs one SQL statement as the database's owner (row-level security does not apply): for
+ * seeding and inspecting what the service stored. Opens and closes its own connection.
+ */
+export function ownerQuery(db: Pick<TestDatabase, 'ownerUrl'>) {
+  return async <T>(query: string, params: unknown[] = []): Promise<T[]> => {
+    const c = new Client({ connectionString: db.ownerUrl });
+    await c.connect();
+    try {
+      return (await c.query(query, params)).rows as T[];
+    } finally {
+      await c.end();
+    }
+  };
+}

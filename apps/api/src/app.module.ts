@@ -13,6 +13,10 @@ import { DbModule } from '@engram/db';
 import { LlmModule } from '@engram/llm';
 import { EmbeddingsModule } from '@engram/embeddings';
 import { ConsolidationModule } from '@engram/consolidation';
+import { MetricsModule } from '@engram/metrics';
+import { AdminDashboard } from './admin/admin-dashboard';
+import { AdminQueues } from './admin/admin-queues.provider';
+import { OperatorAuth } from './admin/operator-auth.service';
 import { ApiAuthGuard } from './auth/api-auth.guard';
 import { AuthController } from './auth/auth.controller';
 import { AuthService } from './auth/auth.service';
@@ -23,6 +27,8 @@ import { MindKeyAuthService } from './auth/mind-key-auth.service';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { JsonBodyMiddleware } from './common/json-body.middleware';
 import { HealthController } from './health/health.controller';
+import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware';
+import { MetricsController } from './metrics/metrics.controller';
 import { MemoryController } from './memory/memory.controller';
 import { MemoryReadService } from './memory/memory-read.service';
 import { HybridSearch } from './memory/hybrid-search.service';
@@ -39,6 +45,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 @Module({})
 export class AppModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
+    // First, so that the time of a request includes parsing its body.
+    consumer.apply(HttpMetricsMiddleware).forRoutes('{*path}');
     consumer.apply(JsonBodyMiddleware).forRoutes('*path');
   }
 
@@ -51,6 +59,7 @@ export class AppModule implements NestModule {
         LlmModule,
         EmbeddingsModule,
         ConsolidationModule,
+        MetricsModule,
         ScheduleModule.forRoot(),
         LoggerModule.forRoot({
           pinoHttp: {
@@ -83,7 +92,7 @@ export class AppModule implements NestModule {
           }),
         }),
       ],
-      controllers: [AuthController, MindsController, MemoryController, ConversationsController, LifecycleSettingsController, HealthController],
+      controllers: [AuthController, MindsController, MemoryController, ConversationsController, LifecycleSettingsController, HealthController, MetricsController],
       providers: [
         { provide: JWT_SECRET, inject: [APP_CONFIG], useFactory: resolveJwtSecret },
         JwtStrategy,
@@ -94,6 +103,9 @@ export class AppModule implements NestModule {
         MemoryWriteService,
         MemoryReadService,
         HybridSearch,
+        AdminQueues,
+        OperatorAuth,
+        AdminDashboard,
         { provide: APP_GUARD, useClass: ApiAuthGuard },
         { provide: APP_PIPE, useClass: ZodValidationPipe },
         { provide: APP_INTERCEPTOR, useClass: ZodSerializerInterceptor },

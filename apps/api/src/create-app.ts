@@ -8,6 +8,7 @@ import { Logger } from 'nestjs-pino';
 import { cleanupOpenApiDoc } from 'nestjs-zod';
 import type { AppConfig, Clock } from '@engram/config';
 import { AppModule } from './app.module';
+import { mountAdminDashboard } from './admin/admin-dashboard';
 
 /**
  * Builds the API (not yet listening): URI versioning (`/v1/...`), JSON bodies (parsed by
@@ -35,6 +36,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
       });
     }
   });
+  mountAdminDashboard(app);
   app.enableVersioning({ type: VersioningType.URI });
   app.enableShutdownHooks();
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');

@@ -1,7 +1,8 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { Queue, Worker, type Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { LifecycleJobs, type JobReport } from '@engram/consolidation';
+import { EngramMetrics } from '@engram/metrics';
 import { JOB_OPTIONS, JobName, QUEUE_NAMES, QueueName, scheduleIntervals, tenantJobId, type TenantPayload } from '@engram/queues';
 import { RedisConnection } from './redis.provider';
 
@@ -24,6 +25,7 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly redis: RedisConnection,
     private readonly jobs: LifecycleJobs,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() private readonly metrics?: EngramMetrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -50,6 +52,7 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
       });
       worker.on('failed', (job, error) => this.logger.warn(`${name} job ${job?.id ?? '?'} failed (attempt ${job?.attemptsMade ?? '?'}): ${error.message}`));
       worker.on('error', (error) => this.logger.warn(`${name} worker: ${error.message}`));
+      this.metrics?.watchWorker(name, worker);
       this.workers.push(worker);
     }
   }

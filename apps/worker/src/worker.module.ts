@@ -6,12 +6,15 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { LlmModule } from '@engram/llm';
 import { EmbeddingsModule } from '@engram/embeddings';
 import { ConsolidationModule } from '@engram/consolidation';
+import { MetricsModule } from '@engram/metrics';
 import { RedisConnection } from './redis.provider';
 import { QueueWorkers } from './queue-workers.service';
+import { WorkerMetricsServer } from './metrics-server';
 
 /**
- * The worker application: no HTTP; one BullMQ processor per queue (QueueWorkers) running the
- * lifecycle's background work against Postgres, and the vector index upkeep.
+ * The worker application: no HTTP but Prometheus `/metrics` (WorkerMetricsServer); one BullMQ
+ * processor per queue (QueueWorkers) running the lifecycle's background work against Postgres,
+ * and the vector index upkeep.
  */
 @Module({})
 export class WorkerModule {
@@ -26,9 +29,10 @@ export class WorkerModule {
         LlmModule,
         EmbeddingsModule,
         ConsolidationModule,
+        MetricsModule,
       ],
-      providers: [RedisConnection, QueueWorkers],
-      exports: [RedisConnection, QueueWorkers],
+      providers: [RedisConnection, QueueWorkers, WorkerMetricsServer],
+      exports: [RedisConnection, QueueWorkers, WorkerMetricsServer],
     };
   }
 }

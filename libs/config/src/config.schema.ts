@@ -64,7 +64,6 @@ export const configSchema = z
     EMBEDDINGS_SEND_DIMENSIONS: envBoolean.default(true),
     /** How long a write or search waits for an embedding (ms): then the memory is stored pending, the search uses full text alone. */
     EMBEDDINGS_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
-    /** How often pending embeddings are retried in the background (ms); 0 turns it off. */
     /** Prefix of every BullMQ key in Redis: deployments (or tests) sharing a Redis keep apart by it. */
     QUEUE_PREFIX: z.string().regex(/^[a-z0-9_-]{1,64}$/, { message: 'must be 1-64 of a-z, 0-9, _ and -' }).default('engram'),
     /** Jobs one worker runs at once, per queue. */
@@ -75,6 +74,7 @@ export const configSchema = z
     TIERING_INTERVAL_MS: z.coerce.number().int().min(0).max(604_800_000).default(3_600_000),
     /** How often systems consolidation runs (ms); 0 turns it off. */
     SYSTEMS_CONSOLIDATION_INTERVAL_MS: z.coerce.number().int().min(0).max(604_800_000).default(86_400_000),
+    /** How often pending embeddings are retried in the background (ms); 0 turns it off. */
     EMBEDDINGS_BACKFILL_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(5000),
     /** How often the ivfflat index is checked against the table's size (ms); 0 turns it off. */
     VECTOR_INDEX_UPKEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(604_800_000).default(3_600_000),
@@ -86,6 +86,13 @@ export const configSchema = z
     SLEEP_CYCLE_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
     /** Serve the OpenAPI UI at /docs and the document at /docs-json. */
     OPENAPI_ENABLED: envBoolean.default(true),
+    /**
+     * Bearer token that `GET /metrics` (API and worker) requires, at least 16 characters. Unset:
+     * the metrics are public (they hold aggregate counts and timings only, no tenant data).
+     */
+    METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
+    /** Port of the worker's Prometheus `/metrics` server (on HOST); 0 turns it off. */
+    WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && env.DATABASE_URL && !env.JWT_SECRET) {

@@ -68,7 +68,8 @@ export class EmbeddingBackfill {
       // (after fixing the provider's configuration) gives `failed` memories another chance.
       await this.tenantDb.run(tenantId, ({ trx }) =>
         sql`update memories set embedding = null, embedding_model = ${model}, embedding_status = 'pending', embedding_attempts = 0, embedded_at = null
-            where tenant_id = ${tenantId} and embedding_model is distinct from ${model}`.execute(trx),
+            -- Archived memories have no vector to redo: they are embedded with the model of the day when they come back.
+            where tenant_id = ${tenantId} and embedding_model is distinct from ${model} and embedding_status <> 'archived'`.execute(trx),
       );
       await this.tenantDb.run(tenantId, ({ trx }) =>
         sql`update memories set embedding_status = 'pending', embedding_attempts = 0
@@ -81,7 +82,7 @@ export class EmbeddingBackfill {
       const batch = await this.tenantDb.run(tenantId, ({ trx }) =>
         trx
           .selectFrom('memories')
-          .select(['id', 'content', 'content_hash'])
+          .select(['id', 'content', 'content_z', 'content_hash'])
           .where('tenant_id', '=', tenantId)
           .where('embedding_status', '=', 'pending')
           .orderBy('id')

@@ -5,3 +5,4 @@ export * from './embedding-backfill.service';
 export * from './in-process-scheduler';
 export * from './vector-index-upkeep.service';
 export * from './lifecycle-jobs.service';
+export * from './systems-consolidation.service';

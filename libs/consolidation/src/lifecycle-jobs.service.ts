@@ -4,6 +4,7 @@ import { StmRepository, TenantDb, tenantIds } from '@engram/db';
 import { QueueName } from '@engram/queues';
 import { ConversationMemory } from './conversation-memory.service';
 import { EmbeddingBackfill } from './embedding-backfill.service';
+import { SystemsConsolidation } from './systems-consolidation.service';
 import { LifecycleSweeps } from './lifecycle-sweeps.service';
 
 /** What one tenant's job did: counts by what changed. */
@@ -31,6 +32,7 @@ export class LifecycleJobs {
     private readonly conversations: ConversationMemory,
     private readonly sweeps: LifecycleSweeps,
     private readonly backfill: EmbeddingBackfill,
+    private readonly systems: SystemsConsolidation,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -63,13 +65,15 @@ export class LifecycleJobs {
         }
         return { conversations: conversations.length, consolidated };
       }
-      case QueueName.SystemsConsolidation:
-        return { moved_to_neocortex: await this.sweeps.systems(tenantId, at) };
+      case QueueName.SystemsConsolidation: {
+        const moved = await this.sweeps.systems(tenantId, at);
+        return { moved_to_neocortex: moved, generalised: await this.systems.generalise(tenantId, at) };
+      }
       case QueueName.Tiering:
-        return { retiered: await this.sweeps.tiering(tenantId, at) };
+        return { ...(await this.sweeps.tiering(tenantId, at)) };
       case QueueName.Forgetting: {
         const r = await this.sweeps.forgetting(tenantId, at);
-        return { snapshotted: r.snapshotted, soft_forgotten: r.softForgotten, evicted: r.evicted };
+        return { snapshotted: r.snapshotted, soft_forgotten: r.softForgotten, evicted: r.evicted, expired: r.expired };
       }
       case QueueName.Embedding:
         return { embedded: await this.backfill.runForTenant(tenantId) };

@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { sql } from 'kysely';
-import { LifecycleSettings, TenantDb, evictableSql, movesToNeocortexSql, retentionNowSql, tierSql } from '@engram/db';
+import { LifecycleSettings, TenantDb, compressContent, evictableSql, movesToNeocortexSql, retentionNowSql, tierSql } from '@engram/db';
+import { gistOf } from '@engram/memory';
+import { EngramMetrics } from '@engram/metrics';
 
 /** Rows per statement: large enough to be set-based, small enough to keep locks short. */
 export const SWEEP_BATCH = 5000;
@@ -11,6 +13,22 @@ export interface ForgettingReport {
   snapshotted: number;
   softForgotten: number;
   evicted: number;
+  /** Expired memories (expires_at passed) taken out of the vector index. */
+  expired: number;
+}
+
+/** What one tiering sweep of a tenant did. */
+export interface TieringReport {
+  /** Memories whose tier changed. */
+  retiered: number;
+  /** Cold or archived memories compacted: gist in `content`, full text compressed in `content_z`. */
+  compacted: number;
+  /** Memories back in hot or warm whose full text was restored. */
+  expanded: number;
+  /** Memories taken out of the vector index (archive tier, or expired). */
+  archived: number;
+  /** Memories back from archive whose vector is to be recomputed (the embedding backfill does). */
+  unarchived: number;
 }
 
 /**
@@ -25,6 +43,7 @@ export class LifecycleSweeps {
   constructor(
     private readonly tenantDb: TenantDb,
     private readonly settings: LifecycleSettings,
+    @Optional() private readonly metrics?: EngramMetrics,
   ) {}
 
   /**
@@ -36,7 +55,10 @@ export class LifecycleSweeps {
     const snapshotted = await this.snapshotRetention(tenantId, now);
     const softForgotten = await this.softForget(tenantId, now);
     const evicted = await this.evict(tenantId, now);
-    return { snapshotted, softForgotten, evicted };
+    this.metrics?.memoriesSoftForgotten.inc(softForgotten);
+    this.metrics?.memoriesEvicted.inc(evicted);
+    const expired = await this.leaveVectorIndex(tenantId, now);
+    return { snapshotted, softForgotten, evicted, expired };
   }
 
   /** Writes each memory's retention at `now` into current_retention (retention_at = now), for those last written over an hour before. */
@@ -79,14 +101,99 @@ export class LifecycleSweeps {
       on conflict (tenant_id, memory_id) do nothing`);
   }
 
-  /** Sets every memory's tier from its access frequency at `now` (seed 000 auto_tiering). */
-  async tiering(tenantId: string, now: Date): Promise<number> {
+  /**
+   * The tiering sweep (seed 000 auto_tiering; DESIGN §5 tiers): sets every memory's tier from its
+   * access frequency at `now`, then makes each memory's storage match its tier: cold and archive
+   * compacted (gist in the index, full text brotli-compressed), hot and warm expanded; archive
+   * out of the vector index, anything else back in it (re-embedded by the backfill).
+   */
+  async tiering(tenantId: string, now: Date): Promise<TieringReport> {
     const config = await this.settings.forTenant(tenantId);
-    return this.batches(tenantId, (t) => sql`
+    const retiered = await this.batches(tenantId, (t) => sql`
       update memories set tier = ${tierSql(config, now)}
       where tenant_id = ${t} and id in (
         select id from memories where tenant_id = ${t} and tier <> ${tierSql(config, now)}
         limit ${SWEEP_BATCH} for update skip locked)`);
+    const compacted = await this.compact(tenantId);
+    const expanded = await this.expand(tenantId);
+    const archived = await this.leaveVectorIndex(tenantId, now);
+    const unarchived = await this.batches(tenantId, (t) => sql`
+      update memories set embedding_status = 'pending', embedding_attempts = 0
+      where tenant_id = ${t} and id in (
+        select id from memories
+        where tenant_id = ${t} and embedding_status = 'archived' and tier <> 'archive'
+          and (expires_at is null or expires_at > ${now}::timestamptz)
+        limit ${SWEEP_BATCH} for update skip locked)`);
+    return { retiered, compacted, expanded, archived, unarchived };
+  }
+
+  /**
+   * Archived and expired memories leave the vector index: their vector is dropped (an archived
+   * memory is found by its gist, key words, tags and metadata; an expired one is hidden anyway).
+   */
+  private leaveVectorIndex(tenantId: string, now: Date): Promise<number> {
+    return this.batches(tenantId, (t) => sql`
+      update memories set embedding = null, embedding_status = 'archived', embedded_at = null
+      where tenant_id = ${t} and id in (
+        select id from memories
+        where tenant_id = ${t} and embedding_status <> 'archived'
+          and (tier = 'archive' or expires_at <= ${now}::timestamptz)
+        limit ${SWEEP_BATCH} for update skip locked)`);
+  }
+
+  /**
+   * Compacts cold and archived memories: `content` becomes the gist (libs/memory gistOf, so the
+   * full-text index keeps the gist), `content_z` the compressed full text (none when the text is
+   * its own gist). Brotli runs here in the app, a batch at a time; each batch is one statement.
+   */
+  private async compact(tenantId: string): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.tenantDb.run(tenantId, async ({ trx, tenantId: t }) => {
+        // content_z is not selected: the rows are not compacted yet, their content is the full text.
+        const { rows } = await sql<{ id: string; content: string }>`
+          select id, content from memories
+          where tenant_id = ${t} and not compacted and tier in ('cold', 'archive')
+          limit ${SWEEP_BATCH} for update skip locked`.execute(trx);
+        if (rows.length === 0) return 0;
+        const gists = rows.map((r) => gistOf(r.content));
+        const packed = rows.map((r, i) => (gists[i] === r.content ? null : compressContent(r.content)));
+        await sql`
+          update memories m set compacted = true, content = c.gist, content_z = c.z
+          from unnest(${rows.map((r) => r.id)}::uuid[], ${gists}::text[], ${packed}::bytea[]) as c(id, gist, z)
+          where m.tenant_id = ${t} and m.id = c.id`.execute(trx);
+        return rows.length;
+      });
+      total += n;
+      if (n < SWEEP_BATCH) return total;
+    }
+  }
+
+  /** Restores the full text of memories back in hot or warm (the plugin inflates `content_z` on select). */
+  private async expand(tenantId: string): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await this.tenantDb.run(tenantId, async ({ trx, tenantId: t }) => {
+        const rows = await trx
+          .selectFrom('memories')
+          .select(['id', 'content', 'content_z'])
+          .where('tenant_id', '=', t)
+          .where('compacted', '=', true)
+          .where('tier', 'in', ['hot', 'warm'])
+          .limit(SWEEP_BATCH)
+          .forUpdate()
+          .skipLocked()
+          .execute();
+        if (rows.length === 0) return 0;
+        await sql`
+          update memories m set compacted = false, content = c.content, content_z = null
+          from unnest(${rows.map((r) => r.id)}::uuid[], ${rows.map((r) => r.content)}::text[]) as c(id, content)
+          where m.tenant_id = ${t} and m.id = c.id`.execute(trx);
+        return rows.length;
+      });
+      total += n;
+      if (n < SWEEP_BATCH) return total;
+    }
   }
 
   /** Moves memories older than 30 days to the neocortex, hippocampus dependency × 0.8 (once). */

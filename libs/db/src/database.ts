@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Logger } from '@nestjs/common';
+import { CompactContentPlugin } from './compact-content';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type DatabaseConnection } from 'kysely';
 import { Pool } from 'pg';
 import type { AppConfig } from '@engram/config';
@@ -52,7 +53,7 @@ export async function openDatabase(config: AppConfig): Promise<DatabaseHandle> {
     // An idle connection dropped by the server (restart, failover) must not crash the process;
     // the pool replaces it and requests meanwhile answer 503.
     pool.on('error', (error) => new Logger('Database').warn(`a pooled connection was lost: ${error.message}`));
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, onCreateConnection: becomeAppRole }) });
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, onCreateConnection: becomeAppRole }), plugins: [new CompactContentPlugin()] });
     const handle: DatabaseHandle = { db, mode: 'postgres', applied: [], close: () => db.destroy() };
     await verifyDatabase(handle);
     return handle;
@@ -95,6 +96,7 @@ export async function openDatabase(config: AppConfig): Promise<DatabaseHandle> {
   }
   const db = new Kysely<DB>({
     dialect: new PostgresDialect({ pool: new Pool(createPgConfig(lite)), onCreateConnection: becomeAppRole }),
+    plugins: [new CompactContentPlugin()],
   });
   const handle: DatabaseHandle = {
     db,

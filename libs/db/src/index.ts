@@ -18,3 +18,4 @@ export * from './lifecycle-settings';
 export * from './memory-rows';
 export * from './repositories/retrieval.repository';
 export * from './vector-index';
+export * from './compact-content';

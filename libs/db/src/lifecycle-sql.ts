@@ -49,6 +49,10 @@ export function accessSetSql(config: LifecycleConfig, now: Date) {
     layer: sql<'working' | 'short_term' | 'long_term'>`(case when ${promote} then (case layer when 'working' then 'short_term' else 'long_term' end) else layer end)`,
     strength_days: sql<number>`(case when ${promote} and strength_days is not null then round((strength_days * ${upRatio})::numeric, 12)::float8 else strength_days end)`,
     forgotten_at: sql<Date>`(case when ${promote} or ${newR} >= ${config.forgetting.soft_threshold}::float8 then null else forgotten_at end)`,
+    // libs/memory tierAfterAccess: an archived memory is rehydrated, warm and back in the vector index.
+    tier: sql<'hot' | 'warm' | 'cold' | 'archive'>`(case when tier = 'archive' then 'warm' else tier end)`,
+    embedding_status: sql<'pending' | 'ready' | 'failed' | 'archived'>`(case when tier = 'archive' and embedding_status = 'archived' then 'pending' else embedding_status end)`,
+    embedding_attempts: sql<number>`(case when tier = 'archive' and embedding_status = 'archived' then 0 else embedding_attempts end)`,
   };
 }
 

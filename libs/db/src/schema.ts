@@ -15,7 +15,8 @@ export type UserRole = 'owner' | 'admin' | 'member';
 export type ActorType = 'user' | 'mind_key' | 'system';
 export type MemoryChange = 'create' | 'update' | 'verify';
 export type ImportanceSource = 'caller' | 'explicit_save' | 'llm' | 'llm_regex' | 'rules';
-export type EmbeddingStatus = 'pending' | 'ready' | 'failed';
+/** `archived`: the memory left the vector index with its tier (re-embedded when it comes back). */
+export type EmbeddingStatus = 'pending' | 'ready' | 'failed' | 'archived';
 
 export interface TenantsTable {
   id: string;
@@ -109,6 +110,10 @@ export interface MemoriesTable {
   embedding_status: Generated<EmbeddingStatus>;
   embedded_at: Timestamp | null;
   embedding_attempts: Generated<number>;
+  /** Cold and archived memories are compacted: `content` is the gist, `content_z` the full text. */
+  compacted: Generated<boolean>;
+  /** Brotli-compressed full text of a compacted memory (null when the text is its own gist). */
+  content_z: Buffer | Uint8Array | null;
 }
 
 export interface MemoryVersionsTable {

@@ -221,6 +221,8 @@ export const MemoryViewSchema = z.object({
   forgotten_at: nullableDate,
   storage_location: z.enum(['hippocampus', 'neocortex']),
   tier: z.enum(MEMORY_TIERS),
+  /** Stored compacted (cold, archive): the index keeps a gist, the full text is kept compressed; `content` is always the full text. */
+  compacted: z.boolean(),
   payload: z.record(z.string(), z.unknown()),
   association_graph: z.record(z.string(), z.unknown()),
   semantic_tags: z.array(z.string()),
@@ -229,8 +231,8 @@ export const MemoryViewSchema = z.object({
   source_refs: z.array(z.string()),
   content_hash: z.string(),
   embedding_model: z.string().nullable(),
-  /** `ready`: searchable by meaning; `pending`: stored, waiting for the embeddings provider; `failed`: gave up until the model changes. */
-  embedding_status: z.enum(['pending', 'ready', 'failed']),
+  /** `ready`: searchable by meaning; `pending`: stored, waiting for the embeddings provider; `failed`: gave up until the model changes; `archived`: out of the vector index with its archive tier (found by gist, key words and tags; re-embedded when used). */
+  embedding_status: z.enum(['pending', 'ready', 'failed', 'archived']),
   embedded_at: nullableDate,
   retention_at: nullableDate,
   importance_source: z.enum(['caller', 'explicit_save', 'llm', 'llm_regex', 'rules']).nullable(),

@@ -4,8 +4,10 @@ const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 /** A memory as the API answers it: snake_case fields (seed 002), ISO 8601 times. */
 export function memoryView(row: MemoryRow) {
+  // content_z has been inflated into content (CompactContentPlugin); the bytes are not for clients.
+  const { content_z: _compressed, ...fields } = row;
   return {
-    ...row,
+    ...fields,
     expires_at: iso(row.expires_at),
     occurred_at: row.occurred_at.toISOString(),
     created_at: row.created_at.toISOString(),

@@ -53,6 +53,9 @@ export const MEMORY_COLUMNS = [
   'synaptic_consolidated',
   'embedding_status',
   'embedded_at',
+  'compacted',
+  // Inflated into `content` by CompactContentPlugin: readers see the full text at every tier.
+  'content_z',
 ] as const;
 
 export type MemoryRow = Pick<Memory, (typeof MEMORY_COLUMNS)[number]>;

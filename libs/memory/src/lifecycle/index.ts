@@ -13,3 +13,4 @@ export * from './consolidation';
 export * from './stm';
 export * from './episodic';
 export * from './encode';
+export * from './generalise';

@@ -127,6 +127,10 @@ export const lifecycleConfigSchema = z
         abstraction_level: z.number().min(1).max(5),
         context_dependency: unit,
         generalization: unit,
+        /** Word similarity (0..1) at which two episodes belong to one cluster. */
+        cluster_similarity: unit,
+        /** Fewest episodes a generalisation is made from. */
+        cluster_min_size: z.number().int().min(2).max(50),
       })
       .strict(),
     tiers: z.object({ hot: factor, warm: factor, cold: factor, grace_days: z.number().min(0).max(36_500) }).strict(),
@@ -247,7 +251,7 @@ export const DEFAULT_LIFECYCLE: LifecycleConfig = {
     near_duplicate_similarity: 0.85,
   },
   stm: { attention_threshold: 0.3, attention_min_words: 3, capacity: 7, initial_decay_factor: 0.85, rehearsal_factor: 1.1, chunk_max_items: 5 },
-  systems: { neocortex_age_days: 30, hippocampus_factor: 0.8, abstraction_level: 3, context_dependency: 0.5, generalization: 0.7 },
+  systems: { neocortex_age_days: 30, hippocampus_factor: 0.8, abstraction_level: 3, context_dependency: 0.5, generalization: 0.7, cluster_similarity: 0.3, cluster_min_size: 3 },
   tiers: { hot: 10, warm: 1, cold: 0.1, grace_days: 1 },
   retrieval: {
     rrf_k: 60,

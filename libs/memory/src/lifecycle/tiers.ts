@@ -18,3 +18,38 @@ export function tierOf(accessCount: number, bornAt: Date, now: Date, config: Lif
   if (frequency > t.cold) return 'cold';
   return 'archive';
 }
+
+/** Longest gist, in characters (UTF-16 code units, never splitting a surrogate pair). */
+export const GIST_MAX_CHARS = 200;
+
+/** Tiers whose memories are compacted (gist plus compressed text); DESIGN §5. */
+export const COMPACT_TIERS: readonly MemoryTier[] = ['cold', 'archive'];
+
+/**
+ * The gist a cold or archived memory keeps in the index (DESIGN §5 tiers): extractive, the
+ * text's opening up to its first sentence end, whitespace collapsed, at most
+ * {@link GIST_MAX_CHARS} characters, cut at a word boundary with `…` when longer. A text that
+ * already fits is its own gist (returned unchanged but for whitespace). Never empty for a
+ * non-blank text.
+ */
+export function gistOf(content: string): string {
+  const text = content.replace(/\s+/g, ' ').trim();
+  if (text.length <= GIST_MAX_CHARS) return text;
+  const sentence = /^(.{20,}?[.!?])(\s|$)/su.exec(text.slice(0, GIST_MAX_CHARS));
+  if (sentence?.[1]) return sentence[1];
+  let cut = text.slice(0, GIST_MAX_CHARS - 1);
+  const space = cut.lastIndexOf(' ');
+  if (space >= GIST_MAX_CHARS / 2) cut = cut.slice(0, space);
+  // A cut between the halves of a surrogate pair would leave a lone half (invalid UTF-8 in Postgres).
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return `${cut.trimEnd()}…`;
+}
+
+/**
+ * The tier of a memory just used (a get, a search or recall hit): an archived memory is
+ * rehydrated (DESIGN §5: "rehydrates on access") and comes back warm, in full and re-embedded; the
+ * next tiering sweep files it again by its access frequency. Other tiers are left to the sweep.
+ */
+export function tierAfterAccess(tier: MemoryTier): MemoryTier {
+  return tier === 'archive' ? 'warm' : tier;
+}

@@ -1,0 +1,38 @@
+import { Controller, Get, Headers, Inject, Res, VERSION_NEUTRAL } from '@nestjs/common';
+import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { APP_CONFIG, type AppConfig } from '@engram/config';
+import { EngramMetrics, bearerMatches } from '@engram/metrics';
+import { Public } from '../auth/auth.decorators';
+import { AppError } from '../common/app-error';
+
+/**
+ * Prometheus scrapes here (no `/v1`: it is not part of the versioned API). Public unless
+ * `METRICS_TOKEN` is set; then `Authorization: Bearer <METRICS_TOKEN>` or 401. No JWT or Mind
+ * Key: the metrics are the service's, not a tenant's.
+ */
+@ApiTags('metrics')
+@Public()
+@Controller({ path: 'metrics', version: VERSION_NEUTRAL })
+export class MetricsController {
+  constructor(
+    private readonly metrics: EngramMetrics,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** The Prometheus text exposition of this API process's metrics. @throws AppError 401 for a missing or wrong token */
+  @Get()
+  @ApiBearerAuth()
+  @ApiProduces('text/plain')
+  async scrape(@Headers('authorization') authorization: string | undefined, @Res() res: Response): Promise<void> {
+    const token = this.config.METRICS_TOKEN;
+    if (token && !bearerMatches(authorization, token)) {
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      throw new AppError('unauthorized', 'this endpoint needs Authorization: Bearer <METRICS_TOKEN>');
+    }
+    const { contentType, body } = await this.metrics.scrape();
+    // end(), not send(): send() would rewrite the content type Prometheus reads the format from.
+    res.status(200).setHeader('Content-Type', contentType);
+    res.end(body);
+  }
+}

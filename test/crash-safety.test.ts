@@ -1,0 +1,385 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Job, Queue } from 'bullmq';
+import { Client } from 'pg';
+import { JOB_OPTIONS, JobName, QUEUE_NAMES, QueueName, tenantJobId, type TenantPayload } from '../libs/queues/src';
+import { TEMPLATE_ENV, TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl } from './support/env';
+import { createTestDatabase, type TestDatabase } from './support/test-db';
+
+// Crash safety of the worker (DESIGN §7): a worker killed in the middle of a forgetting sweep
+// leaves a partial state that the next run completes to exactly the state of an uninterrupted
+// sweep (nothing lost, nothing applied twice), and SIGTERM lets the running job finish first.
+// The worker runs as a real child process (apps/worker/src/main.ts built with swc), so SIGKILL
+// and SIGTERM hit what production runs.
+
+const ROOT = resolve(__dirname, '..');
+const TENANT = '0190a000-0000-7000-8000-00000000c0de';
+const MIND = '0190a000-0000-7000-8000-00000000beef';
+/** The sweep's `now`: fixed, so that the interrupted and the reference run compute the same values. */
+const AT = '2026-01-01T00:00:00.000Z';
+/** Short, so that a killed worker's job is stalled and back in the queue within seconds. */
+const LOCK_MS = 2000;
+
+/**
+ * Rows by the key's prefix: 6 in 10 evict (archived, retention far below 0.1: forgotten, then
+ * deleted with a tombstone), 1 in 10 each fade (hot, far below 0.3: forgotten only), pinned
+ * (critical: snapshotted, never forgotten), kept (retention ~0.88: snapshotted only) and recent
+ * (snapshotted half an hour before `at`: left alone).
+ */
+const CLASSES = ['evict', 'evict', 'evict', 'evict', 'evict', 'evict', 'fade', 'pinned', 'kept', 'recent'] as const;
+/**
+ * Batches of 5000 (SWEEP_BATCH): 6 of snapshots, 5 of soft-forgetting, 4 of eviction, so that a
+ * kill after the first eviction batch lands with three still to come.
+ */
+const ROWS = 30_000;
+const EXPECTED = { evict: 18_000, fade: 3_000, pinned: 3_000, kept: 3_000, recent: 3_000 };
+const FULL_REPORT = { snapshotted: 27_000, soft_forgotten: 21_000, evicted: 18_000 };
+
+async function query<T>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(text, params)).rows as T[];
+  } finally {
+    await c.end();
+  }
+}
+
+/** One tenant, one mind and {@link ROWS} memories in one set-based insert (as the owner: no RLS in the way). */
+async function seed(db: TestDatabase): Promise<void> {
+  const classes = `(array['${CLASSES.join("','")}'])[i % 10 + 1]`;
+  await query(db.ownerUrl, `insert into tenants (id, name) values ($1, 'crash safety')`, [TENANT]);
+  await query(db.ownerUrl, `insert into minds (tenant_id, id, name) values ($1, $2, 'crash mind')`, [TENANT, MIND]);
+  await query(
+    db.ownerUrl,
+    `insert into memories (tenant_id, id, mind_id, category, key, content, source, confidence, content_hash, priority, tier,
+                           layer, importance_score, initial_retention, current_retention, retention_at, strength_days,
+                           occurred_at, created_at, updated_at)
+     select $1, md5('crash-safety-' || i)::uuid, $2, 'note', c || '_' || i, 'memory number ' || i, 'agent', 0.7, md5(i::text),
+            case c when 'pinned' then 'critical' else 'normal' end,
+            case c when 'fade' then 'hot' else 'archive' end,
+            'working', 0.5, 0.5,
+            case when c in ('kept', 'recent') then 0.9 else 0.5 end,
+            $3::timestamptz - case c when 'kept' then interval '2 days' when 'recent' then interval '30 minutes' else interval '10 days' end,
+            case when c in ('kept', 'recent') then 90 else 1 end,
+            $3::timestamptz - interval '20 days', $3::timestamptz - interval '20 days', $3::timestamptz - interval '20 days'
+     from (select i, ${classes} as c from generate_series(0, ${ROWS - 1}) as i) s`,
+    [TENANT, MIND, AT],
+  );
+  await query(db.ownerUrl, 'analyze memories');
+}
+
+/**
+ * A copy of a seeded database (CREATE DATABASE ... TEMPLATE: a file copy, faster than seeding
+ * again, and the same rows by construction), named like createTestDatabase's so that the global
+ * teardown drops it if this file does not.
+ */
+async function copyOf(source: TestDatabase): Promise<TestDatabase> {
+  const name = `${process.env[TEMPLATE_ENV]}_${randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name} template ${source.name}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    name,
+    appUrl: databaseUrl(name, 'engram_app'),
+    ownerUrl: databaseUrl(name),
+    drop: async () => {
+      const c = new Client({ connectionString: TEST_DATABASE_URL });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+/** Every lifecycle value the sweep writes, row by row, as one digest (plus the counts). */
+async function digest(db: TestDatabase) {
+  const [m] = await query<{ n: number; h: string }>(
+    db.ownerUrl,
+    `select count(*)::int as n,
+            md5(coalesce(string_agg(concat_ws('|', id, key, priority, tier, current_retention, retention_at, forgotten_at, embedding_status), ',' order by id), '')) as h
+     from memories`,
+  );
+  const [t] = await query<{ n: number; h: string }>(
+    db.ownerUrl,
+    `select count(*)::int as n,
+            md5(coalesce(string_agg(concat_ws('|', memory_id, mind_id, category, key, reason, retention, tier, importance_score, access_count, created_at, evicted_at), ',' order by memory_id), '')) as h
+     from memory_tombstones`,
+  );
+  return { memories: m, tombstones: t };
+}
+
+/** The final state the seed rule says, by class: what is left, forgotten and snapshotted, and the tombstones. */
+async function expectFinalState(db: TestDatabase): Promise<void> {
+  const byClass = await query<{ class: string; n: number; forgotten: number; snapshotted: number }>(
+    db.ownerUrl,
+    `select split_part(key, '_', 1) as class, count(*)::int as n,
+            (count(*) filter (where forgotten_at = $1::timestamptz))::int as forgotten,
+            (count(*) filter (where retention_at = $1::timestamptz))::int as snapshotted
+     from memories group by 1 order by 1`,
+    [AT],
+  );
+  expect(byClass).toEqual([
+    { class: 'fade', n: EXPECTED.fade, forgotten: EXPECTED.fade, snapshotted: EXPECTED.fade },
+    { class: 'kept', n: EXPECTED.kept, forgotten: 0, snapshotted: EXPECTED.kept },
+    { class: 'pinned', n: EXPECTED.pinned, forgotten: 0, snapshotted: EXPECTED.pinned },
+    { class: 'recent', n: EXPECTED.recent, forgotten: 0, snapshotted: 0 },
+  ]);
+  const [forgottenElsewhere] = await query<{ n: number }>(db.ownerUrl, `select count(*)::int as n from memories where forgotten_at is not null and key not like 'fade\\_%'`);
+  expect(forgottenElsewhere?.n).toBe(0);
+  // One tombstone for each evicted memory, written at the sweep's `now`, and none for anything else.
+  const [tombs] = await query<{ n: number; distinct_ids: number; evict_keys: number; at_now: number; seeded_ids: number }>(
+    db.ownerUrl,
+    `select count(*)::int as n, count(distinct memory_id)::int as distinct_ids,
+            (count(*) filter (where key like 'evict\\_%'))::int as evict_keys,
+            (count(*) filter (where evicted_at = $1::timestamptz and reason = 'evicted' and retention < 0.1))::int as at_now,
+            (count(*) filter (where memory_id = md5('crash-safety-' || split_part(key, '_', 2))::uuid))::int as seeded_ids
+     from memory_tombstones`,
+    [AT],
+  );
+  expect(tombs).toEqual({ n: EXPECTED.evict, distinct_ids: EXPECTED.evict, evict_keys: EXPECTED.evict, at_now: EXPECTED.evict, seeded_ids: EXPECTED.evict });
+}
+
+/** Progress of the sweep as the database shows it between its batches. */
+async function progress(c: Client) {
+  const { rows } = await c.query<{ snapshotted: number; forgotten: number; tombstones: number; evict_left: number }>(
+    `select (select count(*) from memories where retention_at = $1::timestamptz)::int as snapshotted,
+            (select count(*) from memories where forgotten_at is not null)::int as forgotten,
+            (select count(*) from memory_tombstones)::int as tombstones,
+            (select count(*) from memories where key like 'evict\\_%')::int as evict_left`,
+    [AT],
+  );
+  return rows[0] as NonNullable<(typeof rows)[0]>;
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number, everyMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+describe('worker crash safety', () => {
+  const build = mkdtempSync(join(tmpdir(), 'engram-worker-'));
+  const prefix = `engram-crash-${randomBytes(4).toString('hex')}`;
+  const children = new Set<ChildProcess>();
+  const output = new Map<ChildProcess, string>();
+  const queues: Queue[] = [];
+  const prefixes = new Set<string>();
+  const clients: Client[] = [];
+  const dbs: TestDatabase[] = [];
+  /** Seeded once; the tests sweep copies of it. */
+  let seeded: TestDatabase;
+
+  /** The worker's real entry point in a process of its own, on `db`, with its own queue prefix. */
+  const startWorker = (db: TestDatabase, queuePrefix: string): ChildProcess => {
+    prefixes.add(queuePrefix);
+    const child = spawn(process.execPath, [join(build, 'apps/worker/src/main.js')], {
+      cwd: ROOT,
+      // Only what the worker reads, so nothing from the test's environment leaks in.
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'test',
+        DATABASE_URL: db.appUrl,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: queuePrefix,
+        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+        DATABASE_POOL_MAX: '3',
+        // One job at a time: a second job enqueued stays waiting while the first runs.
+        WORKER_CONCURRENCY: '1',
+        WORKER_LOCK_MS: String(LOCK_MS),
+        WORKER_METRICS_PORT: '0',
+        SLEEP_CYCLE_INTERVAL_MS: '0',
+        FORGETTING_INTERVAL_MS: '0',
+        TIERING_INTERVAL_MS: '0',
+        SYSTEMS_CONSOLIDATION_INTERVAL_MS: '0',
+        EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
+        VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    output.set(child, '');
+    const keep = (chunk: Buffer) => output.set(child, `${output.get(child) ?? ''}${chunk.toString('utf8')}`.slice(-20_000));
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    child.once('exit', () => children.delete(child));
+    return child;
+  };
+
+  const exitOf = async (child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> => {
+    if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, signal: child.signalCode };
+    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    return { code, signal };
+  };
+
+  /** One connection kept open for polling: a new connection per poll would take CPU from the sweep. */
+  const watch = async (db: TestDatabase): Promise<Client> => {
+    const c = new Client({ connectionString: db.ownerUrl });
+    clients.push(c);
+    await c.connect();
+    return c;
+  };
+
+  const forgettingQueue = (queuePrefix: string): Queue => {
+    const q = new Queue(QueueName.Forgetting, { connection: { url: TEST_REDIS_URL }, prefix: queuePrefix });
+    queues.push(q);
+    return q;
+  };
+
+  /** The tenant's forgetting job of one (made-up) fan-out, as the fan-out enqueues it. */
+  const enqueueSweep = async (q: Queue, fanOutId: string): Promise<string> => {
+    const jobId = tenantJobId(QueueName.Forgetting, TENANT, fanOutId);
+    await q.add(JobName.Tenant, { tenantId: TENANT, at: AT } satisfies TenantPayload, { ...JOB_OPTIONS, jobId });
+    return jobId;
+  };
+
+  const stateOf = async (q: Queue, jobId: string) => (await Job.fromId(q, jobId))?.getState();
+
+  const completed = (q: Queue, jobId: string, child: ChildProcess): Promise<Job> =>
+    waitFor(
+      `job ${jobId} to complete`,
+      async () => {
+        const job = await Job.fromId(q, jobId);
+        const state = await job?.getState();
+        if (state === 'failed') throw new Error(`job ${jobId} failed: ${job?.failedReason}`);
+        if (state !== 'completed' && (child.exitCode !== null || child.signalCode !== null)) {
+          throw new Error(`the worker exited (${child.exitCode ?? child.signalCode}) before job ${jobId} completed:\n${output.get(child)}`);
+        }
+        return state === 'completed' ? (job as Job) : undefined;
+      },
+      40_000,
+      100,
+    );
+
+  beforeAll(async () => {
+    // Nest's DI needs decorator metadata, which swc emits (tsx's esbuild does not): the build of
+    // `npm run build`, into a directory of its own that finds the repository's node_modules.
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/.bin/swc'), 'apps/worker', 'libs', '-d', build, '--ignore', '**/*.spec.ts', '--quiet'], { cwd: ROOT });
+    symlinkSync(join(ROOT, 'node_modules'), join(build, 'node_modules'), 'dir');
+    seeded = await createTestDatabase();
+    dbs.push(seeded);
+    await seed(seeded);
+  });
+
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await Promise.all([...children].map((c) => exitOf(c)));
+    for (const c of clients) await c.end().catch(() => undefined);
+    for (const q of queues) await q.close();
+    // Every queue the workers opened, not only the one the tests used.
+    for (const queuePrefix of prefixes) {
+      for (const name of QUEUE_NAMES) {
+        const q = new Queue(name, { connection: { url: TEST_REDIS_URL }, prefix: queuePrefix });
+        await q.obliterate({ force: true }).catch(() => undefined);
+        await q.close();
+      }
+    }
+    await Promise.all(dbs.map((db) => db.drop()));
+    rmSync(build, { recursive: true, force: true });
+  });
+
+  it('a worker SIGKILLed in the middle of a sweep: the next worker takes the job back and reaches the uninterrupted state', async () => {
+    const reference = await copyOf(seeded);
+    const crashed = await copyOf(seeded);
+    dbs.push(reference, crashed);
+
+    // The reference: the same sweep at the same `now`, never interrupted.
+    const refQueue = forgettingQueue(`${prefix}-ref`);
+    const refWorker = startWorker(reference, `${prefix}-ref`);
+    const refJob = await completed(refQueue, await enqueueSweep(refQueue, 'reference'), refWorker);
+    expect(refJob.returnvalue).toMatchObject(FULL_REPORT);
+    refWorker.kill('SIGTERM');
+    await exitOf(refWorker);
+    await expectFinalState(reference);
+    const expected = await digest(reference);
+
+    const db = await watch(crashed);
+    const q = forgettingQueue(`${prefix}-kill`);
+    const first = startWorker(crashed, `${prefix}-kill`);
+    const jobId = await enqueueSweep(q, 'crash');
+    // Killed once eviction has committed its first batch of four: snapshots and soft-forgetting
+    // are done, some memories are deleted with their tombstones, the others wait.
+    const tombstones = async () => (await db.query<{ n: number }>('select count(*)::int as n from memory_tombstones')).rows[0]?.n ?? 0;
+    await waitFor('the first eviction batch', async () => (await tombstones()) > 0, 40_000, 10);
+    first.kill('SIGKILL');
+    expect(await exitOf(first)).toEqual({ code: null, signal: 'SIGKILL' });
+    // Its backend finishes the statement it was running, finds the client gone and rolls back.
+    await waitFor(
+      'the killed worker’s connections to end',
+      async () => (await db.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()')).rows[0]?.n === 0,
+      20_000,
+      50,
+    );
+
+    const partial = await progress(db);
+    expect(partial).toMatchObject({ snapshotted: FULL_REPORT.snapshotted - partial.tombstones, forgotten: FULL_REPORT.soft_forgotten - partial.tombstones });
+    expect(partial.tombstones).toBeGreaterThan(0);
+    expect(partial.tombstones).toBeLessThan(EXPECTED.evict);
+    // The batch in flight was rolled back whole: every evictable memory is either still there or
+    // tombstoned, never both and never neither.
+    expect(partial.evict_left + partial.tombstones).toBe(EXPECTED.evict);
+    const { rows: both } = await db.query<{ n: number }>('select count(*)::int as n from memories m join memory_tombstones t on t.memory_id = m.id');
+    expect(both[0]?.n).toBe(0);
+    expect(await stateOf(q, jobId)).toBe('active');
+
+    const second = startWorker(crashed, `${prefix}-kill`);
+    const job = await completed(q, jobId, second);
+    // Back through stalled-job recovery (its lock expired), not as a failed attempt.
+    expect(job.stalledCounter).toBe(1);
+    expect(job.failedReason).toBeFalsy();
+    // The second run did only what was left.
+    expect(job.returnvalue).toMatchObject({ snapshotted: 0, soft_forgotten: 0, evicted: EXPECTED.evict - partial.tombstones });
+
+    await expectFinalState(crashed);
+    expect(await digest(crashed)).toEqual(expected);
+    second.kill('SIGTERM');
+    await exitOf(second);
+  });
+
+  it('SIGTERM while a sweep runs: the worker finishes the job, takes no other, then exits', async () => {
+    const term = await copyOf(seeded);
+    dbs.push(term);
+    const db = await watch(term);
+    const q = forgettingQueue(`${prefix}-term`);
+    const worker = startWorker(term, `${prefix}-term`);
+    const running = await enqueueSweep(q, 'term-1');
+    // Behind it (concurrency 1): it must still be waiting after the shutdown, for the next worker.
+    const queued = await enqueueSweep(q, 'term-2');
+
+    const started = async () => (await db.query<{ yes: boolean }>('select exists (select from memories where retention_at = $1::timestamptz) as yes', [AT])).rows[0]?.yes;
+    await waitFor('the first snapshot batch', started, 40_000, 25);
+    expect(await stateOf(q, running)).toBe('active');
+    worker.kill('SIGTERM');
+    const atSignal = await progress(db);
+    const exit = await exitOf(worker);
+
+    // Far from done when the signal came.
+    expect(atSignal.snapshotted).toBeLessThan(FULL_REPORT.snapshotted);
+    expect(atSignal.tombstones).toBe(0);
+    // Nest re-raises the signal once the shutdown hooks are done: ended by SIGTERM, no exit code.
+    expect({ exit, log: output.get(worker) }).toEqual({ exit: { code: null, signal: 'SIGTERM' }, log: expect.not.stringMatching(/failed|error/i) });
+    const job = await Job.fromId(q, running);
+    expect(await job?.getState()).toBe('completed');
+    // All of it in one run: nothing stalled, nothing left for a retry.
+    expect(job?.returnvalue).toMatchObject(FULL_REPORT);
+    expect(job?.stalledCounter).toBe(0);
+    expect(job?.attemptsStarted).toBe(1);
+    expect(await stateOf(q, queued)).toBe('waiting');
+    await expectFinalState(term);
+  });
+});

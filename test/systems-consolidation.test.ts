@@ -1,0 +1,73 @@
+import { LifecycleJobs } from '../libs/consolidation/src';
+import { QueueName } from '../libs/queues/src';
+import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+import { ownerQuery } from './support/test-db';
+
+const DAY = 86_400_000;
+
+// Systems consolidation (seed 000; DESIGN §7): episodes older than 30 days move to the neocortex
+// and clusters of related ones are generalised into one semantic memory, linked both ways.
+describe('systems consolidation: episodes generalised into semantic memories', () => {
+  let t: TestApp;
+  let f: TenantFixture;
+  const ids: Record<string, string> = {};
+  const now = new Date();
+
+  const owner = <T>(query: string, params: unknown[] = []) => ownerQuery(t.db)<T>(query, params);
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    f = await createTenant(t, 'systems');
+    const write = async (key: string, content: string, daysAgo: number) => {
+      ids[key] = (
+        await t
+          .http()
+          .post('/v1/memory')
+          .set(asAgent(f))
+          .send({ category: 'context', key, content, memory_type: 'episodic', tags: ['melanie'], occurred_at: new Date(now.getTime() - daysAgo * DAY).toISOString() })
+          .expect(201)
+      ).body.id;
+    };
+    await write('run_1', 'Melanie went running along the river this morning before work', 60);
+    await write('run_2', 'Melanie went running along the river again before work, in the rain', 55);
+    await write('run_3', 'This morning Melanie was running along the river before work', 45);
+    await write('cat', 'Caroline adopted a cat from the shelter', 50);
+    await write('recent_run', 'Melanie went running along the river before work today', 2);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('generalises a cluster of old episodes into one semantic memory, linked both ways', async () => {
+    const report = await t.app.get(LifecycleJobs).runForTenant(QueueName.SystemsConsolidation, f.tenantId, now);
+    expect(report).toEqual({ moved_to_neocortex: 4, generalised: 1 });
+
+    const [semantic] = await owner<{ id: string; content: string; memory_type: string; layer: string; storage_location: string; association_graph: { generalises: string[] }; payload: { learning: { generalised_by: string } }; tags: string[] }>(
+      `select id, content, memory_type, layer, storage_location, association_graph, payload, tags from memories where key like 'generalised_%'`,
+    );
+    expect(semantic).toMatchObject({ memory_type: 'semantic', layer: 'long_term', storage_location: 'neocortex', tags: ['melanie'] });
+    expect(semantic!.content).toMatch(/a pattern across 3 episodes/);
+    expect(semantic!.payload.learning.generalised_by).toBe('extractive');
+    expect([...semantic!.association_graph.generalises].sort()).toEqual([ids['run_1'], ids['run_2'], ids['run_3']].sort());
+
+    const links = await owner<{ key: string; into: string | null }>(`select key, association_graph->>'generalised_into' as into from memories where key not like 'generalised_%' order by key`);
+    expect(links).toEqual([
+      { key: 'cat', into: null },
+      { key: 'recent_run', into: null },
+      { key: 'run_1', into: semantic!.id },
+      { key: 'run_2', into: semantic!.id },
+      { key: 'run_3', into: semantic!.id },
+    ]);
+
+    // The agent finds the generalisation with the episodes.
+    const hits = await t.http().get('/v1/memory/search').query({ q: 'does Melanie run' }).set(asAgent(f)).expect(200);
+    expect(hits.body.items.map((m: { key: string }) => m.key)).toContain((await owner<{ key: string }>(`select key from memories where id = $1`, [semantic!.id]))[0]!.key);
+  });
+
+  it('a second run adds nothing', async () => {
+    const before = await owner<{ n: number }>('select count(*)::int as n from memories');
+    expect(await t.app.get(LifecycleJobs).runForTenant(QueueName.SystemsConsolidation, f.tenantId, now)).toEqual({ moved_to_neocortex: 0, generalised: 0 });
+    expect(await owner<{ n: number }>('select count(*)::int as n from memories')).toEqual(before);
+  });
+});

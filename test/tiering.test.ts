@@ -1,0 +1,106 @@
+import { EmbeddingBackfill, LifecycleSweeps } from '../libs/consolidation/src';
+import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+import { ownerQuery } from './support/test-db';
+
+const DAY = 86_400_000;
+
+const FIRST = 'The lighthouse keeper on Ushant taught Caroline to read the weather from the clouds.';
+const STORY = `${FIRST} ${'She kept a logbook of every storm that season, with pressure readings and wind directions. '.repeat(5)}Years later she flew in a zeppelin over the same coast.`;
+const HABIT = `Melanie runs along the river every morning before work, rain or shine, for about five kilometres. ${'It clears her head and she plans the day while running. '.repeat(5)}`;
+
+// Tiering with a real effect (DESIGN §5 tiers): cold and archived memories are compacted (a gist in
+// the index, the full text compressed), archived ones leave the vector index, and every reader
+// still gets the full text; an archived memory that is used comes back in full.
+describe('tiering: storage by tier', () => {
+  let t: TestApp;
+  let f: TenantFixture;
+  const ids: Record<string, string> = {};
+  const now = new Date();
+
+  const owner = <T>(query: string, params: unknown[] = []) => ownerQuery(t.db)<T>(query, params);
+  const row = async (key: string) =>
+    (
+      await owner<{ tier: string; compacted: boolean; content: string; z_bytes: number | null; has_vector: boolean; embedding_status: string }>(
+        `select tier, compacted, content, octet_length(content_z) as z_bytes, embedding is not null as has_vector, embedding_status
+         from memories where key = $1`,
+        [key],
+      )
+    )[0]!;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    f = await createTenant(t, 'tiering');
+    const write = async (key: string, content: string, daysAgo: number) => {
+      ids[key] = (
+        await t
+          .http()
+          .post('/v1/memory')
+          .set(asAgent(f))
+          .send({ category: 'note', key, content, importance: 0.5, occurred_at: new Date(now.getTime() - daysAgo * DAY).toISOString() })
+          .expect(201)
+      ).body.id;
+    };
+    await write('story', STORY, 400);
+    await write('habit', HABIT, 400);
+    await write('today', 'Bought a new kettle', 0);
+    // 100 uses in 400 days: 0.25 a day, cold (> 0.1, ≤ 1).
+    await owner(`update memories set access_count = 100 where key = 'habit'`);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('compacts cold and archived memories, drops archived vectors, leaves hot ones alone', async () => {
+    const report = await t.app.get(LifecycleSweeps).tiering(f.tenantId, now);
+    expect(report).toEqual({ retiered: 2, compacted: 2, expanded: 0, archived: 1, unarchived: 0 });
+
+    const story = await row('story');
+    expect(story).toMatchObject({ tier: 'archive', compacted: true, content: FIRST, has_vector: false, embedding_status: 'archived' });
+    // The compressed full text is a fraction of the text it replaces.
+    expect(story.z_bytes).toBeLessThan(Buffer.byteLength(STORY) / 3);
+    expect(await row('habit')).toMatchObject({ tier: 'cold', compacted: true, has_vector: true, embedding_status: 'ready' });
+    expect((await row('habit')).content.length).toBeLessThanOrEqual(200);
+    expect(await row('today')).toMatchObject({ tier: 'hot', compacted: false, content: 'Bought a new kettle', z_bytes: null, has_vector: true });
+
+    // Running it again changes nothing.
+    expect(await t.app.get(LifecycleSweeps).tiering(f.tenantId, now)).toEqual({ retiered: 0, compacted: 0, expanded: 0, archived: 0, unarchived: 0 });
+  });
+
+  it('answers with the full text at every tier', async () => {
+    const list = await t.http().get('/v1/memory').set(asAgent(f)).expect(200);
+    const byKey = Object.fromEntries(list.body.items.map((m: { key: string; content: string; compacted: boolean }) => [m.key, m]));
+    expect(byKey['story']).toMatchObject({ content: STORY, compacted: true });
+    expect(byKey['habit']).toMatchObject({ content: HABIT, compacted: true });
+    expect(byKey).not.toHaveProperty('story.content_z');
+  });
+
+  it('finds an archived memory by its gist, and rehydrates it when used: warm, in full, re-embedded', async () => {
+    const hits = await t.http().get('/v1/memory/search').query({ q: 'lighthouse keeper' }).set(asAgent(f)).expect(200);
+    const hit = hits.body.items.find((m: { key: string }) => m.key === 'story');
+    expect(hit).toMatchObject({ content: STORY });
+
+    expect(await row('story')).toMatchObject({ tier: 'warm', embedding_status: 'pending' });
+    await t.app.get(EmbeddingBackfill).runForTenant(f.tenantId);
+    expect(await row('story')).toMatchObject({ has_vector: true, embedding_status: 'ready' });
+
+    // Used once in 400 days, it is archived again by the next sweep.
+    const report = await t.app.get(LifecycleSweeps).tiering(f.tenantId, now);
+    expect(report).toMatchObject({ retiered: 1, archived: 1 });
+    expect(await row('story')).toMatchObject({ tier: 'archive', compacted: true, content: FIRST, has_vector: false });
+  });
+
+  it('expands a memory whose use makes it warm or hot again', async () => {
+    await owner(`update memories set access_count = 5000 where key = 'habit'`);
+    expect(await t.app.get(LifecycleSweeps).tiering(f.tenantId, now)).toMatchObject({ retiered: 1, expanded: 1 });
+    expect(await row('habit')).toMatchObject({ tier: 'hot', compacted: false, content: HABIT, z_bytes: null, has_vector: true });
+  });
+
+  it('a new content written to a compacted memory replaces it; the history keeps the old full text', async () => {
+    const changed = 'The lighthouse on Ushant was automated in 1990.';
+    await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'story', content: changed }).expect(200);
+    expect(await row('story')).toMatchObject({ compacted: false, content: changed, z_bytes: null });
+    const history = await t.http().get(`/v1/memory/${ids['story']}/history`).set(asAgent(f)).expect(200);
+    expect(history.body.items.map((v: { content: string }) => v.content)).toEqual([changed, STORY]);
+  });
+});
