@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Before `npm test`: the medium tests need PostgreSQL (with pgvector), Redis and a chromium.
-# Checks they are there and installs pgvector when the server lacks it (scripts/provision-pgvector.sh).
+# Checks they are there; installs pgvector when the server lacks it (scripts/provision-pgvector.sh)
+# and Debian's chromium when it is missing (both need root).
 #
 # Env: TEST_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres), an owner/superuser URL;
 #      TEST_REDIS_URL (redis://127.0.0.1:6379); CHROMIUM_PATH (/usr/bin/chromium).
@@ -36,6 +37,10 @@ node -e '
 ' "$redis_url" || { echo "test-services: Redis does not answer at $redis_url (set TEST_REDIS_URL, or start it)" >&2; exit 1; }
 
 chromium="${CHROMIUM_PATH:-/usr/bin/chromium}"
+if [ ! -x "$chromium" ] && [ "$chromium" = /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "test-services: chromium is missing; installing Debian's package"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
 if [ ! -x "$chromium" ]; then
   echo "test-services: no chromium at $chromium: the admin dashboard's browser test needs it" >&2
   echo "  (Debian/Ubuntu: apt-get install -y --no-install-recommends chromium; or set CHROMIUM_PATH)" >&2
