@@ -1,5 +1,6 @@
 import { LifecycleJobs } from '../libs/consolidation/src';
 import { QueueName } from '../libs/queues/src';
+import { fakeLlm } from './support/fake-llm';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { ownerQuery } from './support/test-db';
 
@@ -69,5 +70,55 @@ describe('systems consolidation: episodes generalised into semantic memories', (
     const before = await owner<{ n: number }>('select count(*)::int as n from memories');
     expect(await t.app.get(LifecycleJobs).runForTenant(QueueName.SystemsConsolidation, f.tenantId, now)).toEqual({ moved_to_neocortex: 0, generalised: 0 });
     expect(await owner<{ n: number }>('select count(*)::int as n from memories')).toEqual(before);
+  });
+});
+
+describe('systems consolidation with an LLM: its one-sentence generalisation, extractive when it fails', () => {
+  let t: TestApp;
+  let f: TenantFixture;
+  const now = new Date();
+  let failing = false;
+  const llm = fakeLlm((prompt) =>
+    failing ? { status: 500 } : prompt.includes('one semantic memory') ? { content: '  Melanie runs along the river before work most mornings.\n' } : { content: '{"importance_score": 0.5}' },
+  );
+  const owner = <T>(query: string, params: unknown[] = []) => ownerQuery(t.db)<T>(query, params);
+  const episodes = async (prefix: string, topic: string) => {
+    for (const [i, days] of [60, 50, 40].entries()) {
+      await t
+        .http()
+        .post('/v1/memory')
+        .set(asAgent(f))
+        .send({ category: 'context', key: `${prefix}_${i}`, content: `Melanie ${topic} (time ${i})`, memory_type: 'episodic', importance: 0.5, occurred_at: new Date(now.getTime() - days * DAY).toISOString() })
+        .expect(201);
+    }
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ LLM_URL: await llm.start(), LLM_TIMEOUT_MS: '2000' });
+    f = await createTenant(t, 'systems-llm');
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await llm.stop();
+  });
+
+  it('stores the LLM sentence, trimmed, and sends it the episodes with their dates', async () => {
+    await episodes('run', 'went running along the river before work');
+    expect(await t.app.get(LifecycleJobs).runForTenant(QueueName.SystemsConsolidation, f.tenantId, now)).toEqual({ moved_to_neocortex: 3, generalised: 1 });
+    const rows = await owner<{ content: string; by: string }>(`select content, payload->'learning'->>'generalised_by' as by from memories where key like 'generalised_%'`);
+    expect(rows).toEqual([{ content: 'Melanie runs along the river before work most mornings.', by: 'llm' }]);
+    const call = llm.calls.find((c) => c.prompt.includes('one semantic memory'));
+    expect(call?.prompt).toContain(`(${new Date(now.getTime() - 60 * DAY).toISOString().slice(0, 10)}) Melanie went running along the river before work (time 0)`);
+  });
+
+  it('falls back to the extractive generalisation when the LLM fails', async () => {
+    failing = true;
+    await episodes('paint', 'painted the sunrise over the lake');
+    expect(await t.app.get(LifecycleJobs).runForTenant(QueueName.SystemsConsolidation, f.tenantId, now)).toEqual({ moved_to_neocortex: 3, generalised: 1 });
+    const rows = await owner<{ content: string; by: string }>(
+      `select content, payload->'learning'->>'generalised_by' as by from memories where key like 'generalised_%' and content like '%sunrise%'`,
+    );
+    expect(rows).toEqual([{ content: expect.stringMatching(/a pattern across 3 episodes/), by: 'extractive' }]);
   });
 });
