@@ -59,6 +59,8 @@ describe('background work (BullMQ worker)', () => {
     await write('fresh', { content: 'Started a new job today', importance: 0.9 });
     await write('dimming', { content: 'Had pasta for lunch', importance: 0.5 });
     await write('settled', { content: 'Moved to Lisbon last month', importance: 0.85, occurred_at: new Date(now - 40 * DAY).toISOString() });
+    // Stored as long ago as they happened: tiers and eviction count from when a memory was stored.
+    await owner(`update memories set created_at = occurred_at`);
     worker = await createWorker(
       loadConfig({
         DATABASE_URL: t.db.appUrl,

@@ -66,7 +66,7 @@ async function seed(db: TestDatabase): Promise<void> {
             case when c in ('kept', 'recent') then 0.9 else 0.5 end,
             $3::timestamptz - case c when 'kept' then interval '2 days' when 'recent' then interval '30 minutes' else interval '10 days' end,
             case when c in ('kept', 'recent') then 90 else 1 end,
-            $3::timestamptz - interval '20 days', $3::timestamptz - interval '20 days', $3::timestamptz - interval '20 days'
+            $3::timestamptz - interval '40 days', $3::timestamptz - interval '40 days', $3::timestamptz - interval '40 days'
      from (select i, ${classes} as c from generate_series(0, ${ROWS - 1}) as i) s`,
     [TENANT, MIND, AT],
   );

@@ -165,7 +165,8 @@ describe('lifecycle SQL agrees with libs/memory', () => {
     const config = configs[1] as LifecycleConfig;
     const now = new Date(T0 + 200 * 86_400_000);
     const arb = fc.record({
-      ageDays: fc.oneof(fc.double({ min: 0, max: 2, noNaN: true }), fc.double({ min: 0, max: 120, noNaN: true })),
+      // Young, any age, and stored long enough to be evicted (30 days).
+      ageDays: fc.oneof(fc.double({ min: 0, max: 2, noNaN: true }), fc.double({ min: 0, max: 120, noNaN: true }), fc.double({ min: 33, max: 120, noNaN: true })),
       createdLaterDays: fc.double({ min: 0, max: 3, noNaN: true }),
       access: fc.oneof(fc.nat(5), fc.nat(3000)),
       tier: fc.constantFrom(...MEMORY_TIERS),
@@ -175,7 +176,7 @@ describe('lifecycle SQL agrees with libs/memory', () => {
       neocortex: fc.boolean(),
     });
     const rows = fc.sample(arb, { numRuns: 300, seed: 7 });
-    const byId = new Map<string, (typeof rows)[number] & { born: Date; state: RetentionState }>();
+    const byId = new Map<string, (typeof rows)[number] & { born: Date; created: Date; state: RetentionState }>();
     await tenants.run(tenant, async ({ trx }) => {
       await trx.deleteFrom('memories').execute();
       for (const [i, r] of rows.entries()) {
@@ -197,7 +198,8 @@ describe('lifecycle SQL agrees with libs/memory', () => {
           forgotten_at: null,
           born_at: born,
         };
-        byId.set(id, { ...r, born, state });
+        const created = new Date(Math.min(now.getTime(), born.getTime() + r.createdLaterDays * 86_400_000));
+        byId.set(id, { ...r, born, created, state });
         await trx
           .insertInto('memories')
           .values({
@@ -205,7 +207,7 @@ describe('lifecycle SQL agrees with libs/memory', () => {
             priority: r.priority, importance_score: 0.5, layer: 'short_term', current_retention: r.retention, retention_at: state.retention_at,
             strength_days: state.strength_days, access_count: r.access, tier: r.tier, storage_location: r.neocortex ? 'neocortex' : 'hippocampus',
             // occurred_at is the event; created_at the write, up to 3 days later (an import).
-            occurred_at: born, created_at: new Date(Math.min(now.getTime(), born.getTime() + r.createdLaterDays * 86_400_000)),
+            occurred_at: born, created_at: created,
           })
           .execute();
       }
@@ -219,9 +221,9 @@ describe('lifecycle SQL agrees with libs/memory', () => {
     const counts = { tiers: new Set<string>(), evict: 0, moves: 0 };
     for (const row of got) {
       const r = byId.get(row.id)!;
-      expect([row.id, row.tier_now]).toEqual([row.id, tierOf(r.access, r.born, now, config)]);
+      expect([row.id, row.tier_now]).toEqual([row.id, tierOf(r.access, r.created, now, config)]);
       const retention = currentRetention(r.state, now, config);
-      expect([row.id, row.evict]).toEqual([row.id, forgettingVerdict({ retention, tier: r.tier, priority: r.priority }, config) === 'evict']);
+      expect([row.id, row.evict]).toEqual([row.id, forgettingVerdict({ retention, tier: r.tier, priority: r.priority, stored_days: (now.getTime() - r.created.getTime()) / 86_400_000 }, config) === 'evict']);
       const moved = systemsConsolidation({ storage_location: r.neocortex ? 'neocortex' : 'hippocampus', hippocampus_dependency: 1 }, r.born, now, config);
       expect([row.id, row.moves]).toEqual([row.id, !r.neocortex && moved.storage_location === 'neocortex']);
       counts.tiers.add(row.tier_now);

@@ -256,6 +256,8 @@ describe('Prometheus /metrics', () => {
         category: 'note', key: 'faded_too', content: 'Once owned a blue bicycle', importance: 0.1,
         occurred_at: new Date(Date.now() - 400 * DAY).toISOString(),
       }).expect(201);
+      // Both stored as long ago as they happened (eviction waits 30 days of storage).
+      await owner(`update memories set created_at = occurred_at where key in ('faded', 'faded_too')`);
       // Tiering archives what nobody reads (both faded memories); forgetting then forgets the one
       // not yet forgotten and evicts both.
       const tiered = await fanOut(QueueName.Tiering, 'tiering-1');

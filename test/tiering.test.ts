@@ -43,6 +43,8 @@ describe('tiering: storage by tier', () => {
     await write('story', STORY, 400);
     await write('habit', HABIT, 400);
     await write('today', 'Bought a new kettle', 0);
+    // Stored as long ago as they happened: tiers count uses per day since a memory was stored.
+    await owner(`update memories set created_at = occurred_at`);
     // 100 uses in 400 days: 0.25 a day, cold (> 0.1, ≤ 1).
     await owner(`update memories set access_count = 100 where key = 'habit'`);
   });
@@ -102,5 +104,28 @@ describe('tiering: storage by tier', () => {
     expect(await row('story')).toMatchObject({ compacted: false, content: changed, z_bytes: null });
     const history = await t.http().get(`/v1/memory/${ids['story']}/history`).set(asAgent(f)).expect(200);
     expect(history.body.items.map((v: { content: string }) => v.content)).toEqual([changed, STORY]);
+  });
+
+  it('an import of old events is neither archived nor evicted on arrival; unused for 30 days, it is', async () => {
+    const id = (
+      await t
+        .http()
+        .post('/v1/memory')
+        .set(asAgent(f))
+        .send({ category: 'note', key: 'imported', content: 'Caroline once wore a green scarf', importance: 0.1, occurred_at: new Date(now.getTime() - 400 * DAY).toISOString() })
+        .expect(201)
+    ).body.id as string;
+    const sweeps = t.app.get(LifecycleSweeps);
+    await sweeps.tiering(f.tenantId, now);
+    await sweeps.forgetting(f.tenantId, now);
+    // Its retention is ~0 on event time: soft-forgotten (restorable), but kept, hot, in full.
+    expect(await row('imported')).toMatchObject({ tier: 'hot', compacted: false });
+    expect((await owner<{ forgotten: boolean }>(`select forgotten_at is not null as forgotten from memories where id = $1`, [id]))[0]).toEqual({ forgotten: true });
+
+    const later = new Date(now.getTime() + 31 * DAY);
+    await sweeps.tiering(f.tenantId, later);
+    expect((await sweeps.forgetting(f.tenantId, later)).evicted).toBeGreaterThanOrEqual(1);
+    expect(await owner(`select 1 from memories where id = $1`, [id])).toEqual([]);
+    expect(await owner<{ reason: string }>(`select reason from memory_tombstones where memory_id = $1`, [id])).toEqual([{ reason: 'evicted' }]);
   });
 });

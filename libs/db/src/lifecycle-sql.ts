@@ -57,13 +57,13 @@ export function accessSetSql(config: LifecycleConfig, now: Date) {
 }
 
 /**
- * The row's tier at `now` (libs/memory `tierOf`; seed 000 auto_tiering): hot while younger than
- * `grace_days`, then by access frequency = access_count / age in days: > hot → hot, > warm →
- * warm, > cold → cold, else archive.
+ * The row's tier at `now` (libs/memory `tierOf`; seed 000 auto_tiering): hot while stored less
+ * than `grace_days`, then by access frequency = access_count / days since it was stored
+ * (created_at): > hot → hot, > warm → warm, > cold → cold, else archive.
  */
 export function tierSql(config: LifecycleConfig, now: Date): RawBuilder<'hot' | 'warm' | 'cold' | 'archive'> {
   const t = config.tiers;
-  const ageDays = sql<number>`(extract(epoch from (${now}::timestamptz - ${bornAtSql})) / 86400.0)`;
+  const ageDays = sql<number>`(extract(epoch from (${now}::timestamptz - created_at)) / 86400.0)`;
   const frequency = sql<number>`(access_count / greatest(${ageDays}, 2.220446049250313e-16))`;
   return sql`(case
     when ${ageDays} < ${t.grace_days}::float8 then 'hot'
@@ -75,11 +75,12 @@ export function tierSql(config: LifecycleConfig, now: Date): RawBuilder<'hot' | 
 
 /**
  * True when the row is to be evicted at `now` (libs/memory `forgettingVerdict` = evict): not
- * critical, archived, retention now below the eviction threshold. Rows without lifecycle
- * fields (retention untracked) are never evicted.
+ * critical, archived, stored at least `eviction_min_stored_days`, retention now below the
+ * eviction threshold. Rows without lifecycle fields (retention untracked) are never evicted.
  */
 export function evictableSql(config: LifecycleConfig, now: Date): RawBuilder<boolean> {
   return sql<boolean>`(priority <> 'critical' and tier = 'archive' and current_retention is not null
+    and created_at <= ${now}::timestamptz - make_interval(secs => ${config.forgetting.eviction_min_stored_days * 86_400}::float8)
     and ${retentionNowSql(config, now)} < ${config.forgetting.eviction_threshold}::float8)`;
 }
 

@@ -38,7 +38,7 @@ export function retentionView(row: MemoryRow, now: Date, config: LifecycleConfig
     forgetting: {
       soft_threshold: config.forgetting.soft_threshold,
       eviction_threshold: config.forgetting.eviction_threshold,
-      verdict_now: retentionNow === null ? 'keep' : forgettingVerdict({ retention: retentionNow, tier: row.tier, priority: row.priority }, config),
+      verdict_now: retentionNow === null ? 'keep' : forgettingVerdict({ retention: retentionNow, tier: row.tier, priority: row.priority, stored_days: (now.getTime() - row.created_at.getTime()) / 86_400_000 }, config),
     },
     forecast: state ? retentionForecast(state, now, config).map((p) => ({ at: p.at.toISOString(), retention: p.retention })) : [],
     as_of: now.toISOString(),

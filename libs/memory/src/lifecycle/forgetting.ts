@@ -5,13 +5,19 @@ export type ForgettingVerdict = 'keep' | 'soft_forget' | 'evict';
 
 /**
  * DESIGN §5 "Forgetting": retention below 0.3 → soft-forgotten (hidden from recall, ranked ×0.1
- * in search, restorable); evicted only when also archived and below 0.1. `critical` memories are
- * pinned: never forgotten by decay.
+ * in search, restorable); evicted only when also archived and below 0.1, and (our safety rule:
+ * eviction cannot be undone) stored at least `eviction_min_stored_days` (30). `critical`
+ * memories are pinned: never forgotten by decay.
+ *
+ * @param state.stored_days days since the memory was written (created_at), not since its event
  */
-export function forgettingVerdict(state: { retention: number; tier: MemoryTier; priority: MemoryPriority }, config: LifecycleConfig): ForgettingVerdict {
+export function forgettingVerdict(
+  state: { retention: number; tier: MemoryTier; priority: MemoryPriority; stored_days: number },
+  config: LifecycleConfig,
+): ForgettingVerdict {
   if (state.priority === 'critical') return 'keep';
   const f = config.forgetting;
-  if (state.tier === 'archive' && state.retention < f.eviction_threshold) return 'evict';
+  if (state.tier === 'archive' && state.retention < f.eviction_threshold && state.stored_days >= f.eviction_min_stored_days) return 'evict';
   if (state.retention < f.soft_threshold) return 'soft_forget';
   return 'keep';
 }

@@ -86,6 +86,12 @@ export const lifecycleConfigSchema = z
       .object({
         soft_threshold: unit,
         eviction_threshold: unit,
+        /**
+         * Days a memory must have been stored before it can be evicted (deleted). Eviction cannot
+         * be undone: an import of old events, whose retention is low on arrival, gets this long
+         * to be used (and soft-forgetting, which can, acts meanwhile).
+         */
+        eviction_min_stored_days: z.number().min(0).max(36_500),
         /** Search rank multiplier of a soft-forgotten memory. */
         forgotten_rank_factor: unit,
       })
@@ -238,7 +244,7 @@ export const DEFAULT_LIFECYCLE: LifecycleConfig = {
   },
   review: { base_intervals_hours: [1, 6, 24, 72, 168], importance_factor: 0.3, min_interval_hours: 0.5, reinforcement: 0.3 },
   promotion: { access_count: 3, age_hours: 24, importance: 0.6 },
-  forgetting: { soft_threshold: 0.3, eviction_threshold: 0.1, forgotten_rank_factor: 0.1 },
+  forgetting: { soft_threshold: 0.3, eviction_threshold: 0.1, eviction_min_stored_days: 30, forgotten_rank_factor: 0.1 },
   consolidation: {
     weights: { repetition: 0.2, importance: 0.3, emotion: 0.2, association: 0.15, utility: 0.15 },
     threshold: 0.65,

@@ -5,11 +5,13 @@ const DAY_MS = 86_400_000;
 
 /**
  * Seed 000 `auto_tiering`: access frequency = access_count / age_days; > 10 hot, > 1 warm,
- * > 0.1 cold, else archive. A memory younger than `grace_days` (default 1) is hot: its age is
- * too short for a frequency to mean anything (a new memory would otherwise be archived at once).
+ * > 0.1 cold, else archive. The age is since the memory was stored (`storedAt`, created_at),
+ * not since its event: a memory can only be used since it is here, and an import of old events
+ * would otherwise be archived on arrival. A memory stored less than `grace_days` (default 1) ago
+ * is hot: its age is too short for a frequency to mean anything.
  */
-export function tierOf(accessCount: number, bornAt: Date, now: Date, config: LifecycleConfig): MemoryTier {
-  const ageDays = (now.getTime() - bornAt.getTime()) / DAY_MS;
+export function tierOf(accessCount: number, storedAt: Date, now: Date, config: LifecycleConfig): MemoryTier {
+  const ageDays = (now.getTime() - storedAt.getTime()) / DAY_MS;
   const t = config.tiers;
   if (ageDays < t.grace_days) return 'hot';
   const frequency = accessCount / Math.max(ageDays, Number.EPSILON);
