@@ -13,6 +13,7 @@ import { DbModule } from '@engram/db';
 import { LlmModule } from '@engram/llm';
 import { EmbeddingsModule } from '@engram/embeddings';
 import { ConsolidationModule } from '@engram/consolidation';
+import { EmbeddingDemand } from '@engram/queues';
 import { MetricsModule } from '@engram/metrics';
 import { AdminDashboard } from './admin/admin-dashboard';
 import { AdminQueues } from './admin/admin-queues.provider';
@@ -103,6 +104,7 @@ export class AppModule implements NestModule {
         MemoryWriteService,
         MemoryReadService,
         HybridSearch,
+        EmbeddingDemand,
         AdminQueues,
         OperatorAuth,
         AdminDashboard,

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { EmbeddingDemand } from '@engram/queues';
 import { CLOCK, type Clock } from '@engram/config';
 import {
   LifecycleSettings,
@@ -146,7 +147,13 @@ export class MemoryWriteService {
     private readonly scorer: ImportanceScorer,
     private readonly embedder: RequestEmbedder,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() private readonly embeddingDemand?: EmbeddingDemand,
   ) {}
+
+  /** A memory stored without its vector: with a worker (REDIS_URL), ask it to embed now. */
+  private demandEmbedding(tenantId: string, vectors: readonly (readonly number[] | null | undefined)[]): void {
+    if (this.embeddingDemand?.enabled && vectors.some((v) => !v)) void this.embeddingDemand.pending(tenantId, this.clock.now());
+  }
 
   /**
    * Creates the memory or overwrites the one with the same (category, key); never duplicates.
@@ -162,6 +169,7 @@ export class MemoryWriteService {
       await this.minds.require(tx, scope);
       return this.upsertInTx(tx, scope, input, importance, embedding, this.clock.now(), config);
     });
+    this.demandEmbedding(scope.tenantId, [embedding.vector]);
     return { memory: memoryView(result.memory), status: result.status };
   }
 
@@ -185,6 +193,7 @@ export class MemoryWriteService {
       }
       return out;
     });
+    this.demandEmbedding(scope.tenantId, items.map((_, i) => embedded.vectors[i]));
     const count = (status: WriteStatus) => results.filter((r) => r.status === status).length;
     return {
       created: count('created'),
@@ -212,6 +221,7 @@ export class MemoryWriteService {
       if (!current) throw AppError.notFound('memory');
       return (await this.apply(tx, scope, current, input, importance, embedding, this.clock.now(), config, false)).memory;
     });
+    if (embedding) this.demandEmbedding(scope.tenantId, [embedding.vector]);
     return memoryView(memory);
   }
 
