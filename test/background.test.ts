@@ -5,7 +5,7 @@ import { loadConfig } from '../libs/config/src';
 import { LifecycleJobs } from '../libs/consolidation/src';
 import { JobName, QUEUE_NAMES, QueueName, tenantJobId } from '../libs/queues/src';
 import { createWorker } from '../apps/worker/src/create-worker';
-import { TEST_REDIS_URL } from './support/env';
+import { TEST_REDIS_URL, NO_SCHEDULES } from './support/env';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { createTestDatabase, ownerQuery } from './support/test-db';
 
@@ -69,12 +69,7 @@ describe('background work (BullMQ worker)', () => {
         WORKER_METRICS_PORT: '0',
         LOG_LEVEL: 'silent',
         // No schedulers: the test drives the fan-outs itself.
-        SLEEP_CYCLE_INTERVAL_MS: '0',
-        FORGETTING_INTERVAL_MS: '0',
-        TIERING_INTERVAL_MS: '0',
-        SYSTEMS_CONSOLIDATION_INTERVAL_MS: '0',
-        EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
-        VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
+        ...NO_SCHEDULES,
       }),
     );
     for (const name of QUEUE_NAMES) {

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { Job, Queue } from 'bullmq';
 import { Client } from 'pg';
 import { JOB_OPTIONS, JobName, QUEUE_NAMES, QueueName, tenantJobId, type TenantPayload } from '../libs/queues/src';
-import { TEMPLATE_ENV, TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl } from './support/env';
+import { TEMPLATE_ENV, TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl, NO_SCHEDULES } from './support/env';
 import { createTestDatabase, type TestDatabase } from './support/test-db';
 
 // Crash safety of the worker (DESIGN §7): a worker killed in the middle of a forgetting sweep
@@ -203,12 +203,7 @@ describe('worker crash safety', () => {
         WORKER_CONCURRENCY: '1',
         WORKER_LOCK_MS: String(LOCK_MS),
         WORKER_METRICS_PORT: '0',
-        SLEEP_CYCLE_INTERVAL_MS: '0',
-        FORGETTING_INTERVAL_MS: '0',
-        TIERING_INTERVAL_MS: '0',
-        SYSTEMS_CONSOLIDATION_INTERVAL_MS: '0',
-        EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
-        VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
+        ...NO_SCHEDULES,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import { loadConfig } from '../libs/config/src';
 import { QUEUE_NAMES, QueueName } from '../libs/queues/src';
 import { createWorker } from '../apps/worker/src/create-worker';
-import { TEST_REDIS_URL } from './support/env';
+import { NO_SCHEDULES, TEST_REDIS_URL } from './support/env';
 import { FakeEmbeddingsServer } from './support/fake-embeddings-server';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { ownerQuery } from './support/test-db';
@@ -32,13 +32,8 @@ describe('embedding on demand (API with REDIS_URL, worker)', () => {
         QUEUE_PREFIX: prefix,
         LOG_LEVEL: 'silent',
         WORKER_METRICS_PORT: '0',
-        SLEEP_CYCLE_INTERVAL_MS: '0',
-        FORGETTING_INTERVAL_MS: '0',
-        TIERING_INTERVAL_MS: '0',
-        SYSTEMS_CONSOLIDATION_INTERVAL_MS: '0',
-        // No scheduled embedding sweep: only the demand can get the memory embedded.
-        EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
-        VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
+        // No scheduled embedding sweep either: only the demand can get the memory embedded.
+        ...NO_SCHEDULES,
         ...embeddings(),
       }),
     );

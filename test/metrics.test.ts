@@ -7,7 +7,7 @@ import { InProcessScheduler, LifecycleJobs } from '../libs/consolidation/src';
 import { JobName, QUEUE_NAMES, QueueName, tenantJobId } from '../libs/queues/src';
 import { createWorker } from '../apps/worker/src/create-worker';
 import { WorkerMetricsServer } from '../apps/worker/src/metrics-server';
-import { TEST_REDIS_URL } from './support/env';
+import { TEST_REDIS_URL, NO_SCHEDULES } from './support/env';
 import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { ownerQuery } from './support/test-db';
 
@@ -216,12 +216,7 @@ describe('Prometheus /metrics', () => {
           HOST: '127.0.0.1',
           WORKER_METRICS_PORT: String(await freePort()),
           METRICS_TOKEN: TOKEN,
-          SLEEP_CYCLE_INTERVAL_MS: '0',
-          FORGETTING_INTERVAL_MS: '0',
-          TIERING_INTERVAL_MS: '0',
-          SYSTEMS_CONSOLIDATION_INTERVAL_MS: '0',
-          EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
-          VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
+          ...NO_SCHEDULES,
         }),
       );
       port = worker.get(WorkerMetricsServer).port as number;

@@ -15,3 +15,13 @@ export function databaseUrl(database: string, user?: string): string {
   }
   return url.toString();
 }
+
+/** Configuration with every periodic job off: tests run background work themselves, when they mean to. */
+export const NO_SCHEDULES = {
+  SLEEP_CYCLE_INTERVAL_MS: '0',
+  FORGETTING_INTERVAL_MS: '0',
+  TIERING_INTERVAL_MS: '0',
+  SYSTEMS_CONSOLIDATION_INTERVAL_MS: '0',
+  EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
+  VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
+} as const;

@@ -1,3 +1,4 @@
+import { NO_SCHEDULES } from './env';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { loadConfig, type AppConfig, type Clock } from '../../libs/config/src';
@@ -24,12 +25,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATABASE_POOL_MAX: '5',
     // Tests run periodic work themselves, when they mean to.
-    FORGETTING_INTERVAL_MS: '0',
-    SLEEP_CYCLE_INTERVAL_MS: '0',
-    EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
-    VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
-    TIERING_INTERVAL_MS: '0',
-    SYSTEMS_CONSOLIDATION_INTERVAL_MS: '0',
+    ...NO_SCHEDULES,
     ...env,
   });
   const app = await createApp(config, { clock: options.clock });
