@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { sign } from 'jsonwebtoken';
@@ -114,6 +114,26 @@ describe('admin dashboard (bull-board at /admin/queues)', () => {
 
     const out = await t.http().post('/admin/logout').set('Cookie', cookie.pair).expect(303);
     expect(sessionCookie(out.headers['set-cookie']).attributes).toContain('Expires=Thu, 01 Jan 1970 00:00:00 GMT');
+    // A copy of the signed-out cookie no longer opens this process (revocation is per process).
+    const replayed = await t.http().get('/admin/queues/api/queues').set('Cookie', cookie.pair).expect(401);
+    expect(replayed.body.message).toMatch(/session/);
+  });
+
+  it('signs in with JSON too: JSON errors for a script, 415 for any other body', async () => {
+    const wrong = await t.http().post('/admin/login').send({ token: 'not the operator token at all, sorry' }).expect(401);
+    expect(wrong.body).toEqual(errorShape(401, 'Unauthorized'));
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+    const missing = await t.http().post('/admin/login').send({ tok: OPERATOR_TOKEN }).expect(401);
+    expect(missing.body.message).toMatch(/missing "token"/);
+
+    const ok = await t.http().post('/admin/login').send({ token: OPERATOR_TOKEN }).expect(303);
+    expect(ok.headers.location).toBe('/admin/queues');
+    const cookie = sessionCookie(ok.headers['set-cookie']);
+    await t.http().get('/admin/queues/api/queues').set('Cookie', cookie.pair).expect(200);
+
+    const plain = await t.http().post('/admin/login').set('Content-Type', 'text/plain').send(OPERATOR_TOKEN).expect(415);
+    expect(plain.body).toEqual(errorShape(415, 'Unsupported Media Type'));
+    expect(plain.body.message).toMatch(/application\/json/);
   });
 
   describe('in a real headless chromium', () => {
@@ -162,6 +182,49 @@ describe('admin dashboard without REDIS_URL (embedded mode)', () => {
     const res = await t.http().get('/admin/queues').set('Authorization', `Bearer ${OPERATOR_TOKEN}`).expect(404);
     expect(res.body).toEqual(errorShape(404, 'Not Found'));
     expect(res.body.message).toMatch(/needs REDIS_URL/);
+  });
+});
+
+/** A TCP port nothing listens on (taken from the OS, then released). */
+async function unusedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+// Redis down must cost the operator the dashboard only: a 503 that names Redis, never a crash of
+// the API (BullMQ queues whose first connection failed used to leave an unhandled rejection).
+describe('admin dashboard with Redis unreachable', () => {
+  let t: TestApp;
+  const rejections: unknown[] = [];
+  const onRejection = (reason: unknown): void => void rejections.push(reason);
+
+  beforeAll(async () => {
+    process.on('unhandledRejection', onRejection);
+    t = await startTestApp({ REDIS_URL: `redis://127.0.0.1:${await unusedPort()}`, ENGRAM_OPERATOR_TOKEN: OPERATOR_TOKEN });
+  });
+  afterAll(async () => {
+    await t?.close();
+    process.off('unhandledRejection', onRejection);
+  });
+
+  it('answers 503 naming Redis, and the API keeps answering', async () => {
+    const auth = { Authorization: `Bearer ${OPERATOR_TOKEN}` };
+    for (const path of ['/admin/queues/api/queues', '/admin/queues']) {
+      const res = await t.http().get(path).set(auth).expect(503);
+      expect(res.body).toEqual(errorShape(503, 'Service Unavailable'));
+      expect(res.body.message).toMatch(/cannot reach Redis \(REDIS_URL, 127\.0\.0\.1:\d+\)/);
+      expect(res.headers['retry-after']).toBeDefined();
+    }
+    // Credentials are still checked first.
+    await t.http().get('/admin/queues/api/queues').expect(401);
+    // Long enough for a few reconnect attempts (and the old crash) to happen.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await t.http().get('/admin/queues/api/queues').set(auth).expect(503);
+    await t.http().get('/health/live').expect(200);
+    expect(rejections).toEqual([]);
   });
 });
 

@@ -1,9 +1,18 @@
-import { loadConfig } from '@engram/config';
-import { createWorker } from './create-worker';
+import { ConfigError, loadConfig } from '@engram/config';
+import { createWorker, WorkerConfigError } from './create-worker';
 
-createWorker(loadConfig())
-  .then(() => process.stdout.write('Engram worker ready (Postgres and Redis connected)\n'))
-  .catch((error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  });
+// Like the API's main.ts: every start-up failure, a bad configuration (ConfigError, thrown by
+// loadConfig), a missing DATABASE_URL/REDIS_URL (WorkerConfigError) or anything else, prints its
+// message on stderr and exits 1, without a stack trace.
+async function main(): Promise<void> {
+  const config = loadConfig();
+  await createWorker(config);
+  process.stdout.write('Engram worker ready (Postgres and Redis connected)\n');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `${error instanceof ConfigError || error instanceof WorkerConfigError || error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -2,9 +2,9 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { Injectable, Logger, type INestApplication } from '@nestjs/common';
-import { Router, urlencoded, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { json, Router, urlencoded, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ADMIN_PATH, adminRequestId, sendAdminError, sendLoginPage } from './admin-pages';
-import { AdminQueues } from './admin-queues.provider';
+import { AdminQueues, RedisUnavailableError } from './admin-queues.provider';
 import { ADMIN_COOKIE, ADMIN_SESSION_MS, OperatorAuth } from './operator-auth.service';
 
 
@@ -14,6 +14,14 @@ const NEEDS_REDIS =
 const OPERATOR_ONLY =
   'the queue dashboard is for the platform operator only (ENGRAM_OPERATOR_TOKEN): the queues hold every tenant\'s jobs and cannot be narrowed to one tenant';
 const SIGN_IN = `missing credentials: send Authorization: Bearer <operator token>, or sign in at ${ADMIN_PATH}/login`;
+const LOGIN_TYPES = 'POST /admin/login takes the token as a form (application/x-www-form-urlencoded, field "token") or as JSON (application/json, {"token": "..."})';
+
+/** An error bull-board's own router met (a Redis command that failed, a bug): answered by ours. */
+class BoardError extends Error {
+  constructor(readonly original: unknown) {
+    super(original instanceof Error ? original.message : String(original));
+  }
+}
 
 /**
  * The BullMQ dashboard ([bull-board](https://github.com/felixmosh/bull-board)) at
@@ -32,7 +40,16 @@ const SIGN_IN = `missing credentials: send Authorization: Bearer <operator token
  *   page (still 401) for a browser asking for a page;
  * - 403 for a valid tenant credential;
  * - 404 for the operator when REDIS_URL is unset (embedded mode has no queues);
+ * - 503 for the operator while Redis does not answer (checked before every request reaches
+ *   bull-board: a PING with a short timeout), naming Redis; the rest of the API is unaffected;
  * - otherwise bull-board: the page, its static files and its API under `/admin/queues/api`.
+ *   Whatever bull-board's router fails with is answered in the API's error shape too (503 when
+ *   Redis went away meanwhile, else 500).
+ *
+ * Signing out (`POST /admin/logout`) clears the browser's cookie and revokes that cookie in this
+ * process only: session cookies are stateless HMACs, so a copy of the cookie still works on
+ * another API process, or on this one after a restart, until it expires ({@link ADMIN_SESSION_MS})
+ * or ENGRAM_OPERATOR_TOKEN is rotated.
  *
  * The router runs in front of Nest (mounted by {@link mountAdminDashboard}), so the API's global
  * guard and JSON body parser never see these requests; it enforces its own authentication.
@@ -58,14 +75,22 @@ export class AdminDashboard {
       next();
     });
     router.get('/login', (req: Request, res: Response) => (this.auth.enabled ? sendLoginPage(req, res, 200) : sendAdminError(req, res, 404, CLOSED)));
-    router.post('/login', urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 }), (req: Request, res: Response) => this.login(req, res));
+    router.post(
+      '/login',
+      urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 }),
+      json({ limit: '4kb', strict: true }),
+      (req: Request, res: Response) => this.login(req, res),
+    );
     router.post('/logout', (req: Request, res: Response) => {
+      const cookie = this.auth.sessionCookie(req);
+      if (cookie !== undefined) this.auth.revokeSession(cookie);
       res.clearCookie(ADMIN_COOKIE, { httpOnly: true, sameSite: 'strict', path: ADMIN_PATH, secure: req.secure });
       res.redirect(303, `${ADMIN_PATH}/login`);
     });
     router.use('/queues', (req: Request, res: Response, next: NextFunction) => this.gate(req, res, next), this.board());
     router.use((req: Request, res: Response) => sendAdminError(req, res, 404, 'not found'));
     router.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+      if (error instanceof BoardError) return this.boardFailed(error, req, res);
       // A sign-in form that is too large or not urlencoded-parseable: the caller's fault, not a 500.
       const status = (error as { status?: unknown }).status;
       if (typeof status === 'number' && status >= 400 && status < 500) {
@@ -82,7 +107,7 @@ export class AdminDashboard {
     const verdict = await this.auth.authenticate(req);
     switch (verdict.kind) {
       case 'operator':
-        return next();
+        return this.reachable(req, res, next);
       case 'closed':
         return sendAdminError(req, res, 404, CLOSED);
       case 'tenant':
@@ -96,13 +121,45 @@ export class AdminDashboard {
     }
   }
 
+  // The operator only: then a 404 without REDIS_URL, a 503 while Redis does not answer, else
+  // bull-board. bull-board must not meet a Redis that is down: its listing awaits BullMQ calls
+  // that, without a ready connection, hang or reject where nobody listens.
+  private async reachable(req: Request, res: Response, next: NextFunction): Promise<void> {
+    if (!this.queues.configured) return sendAdminError(req, res, 404, NEEDS_REDIS);
+    try {
+      await this.queues.ensureReachable();
+    } catch (error) {
+      res.setHeader('Retry-After', '10');
+      return sendAdminError(req, res, 503, error instanceof Error ? error.message : String(error));
+    }
+    next();
+  }
+
+  private boardFailed(error: BoardError, req: Request, res: Response): void {
+    if (res.headersSent) return;
+    const status = (error.original as { statusCode?: unknown; status?: unknown }).statusCode ?? (error.original as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) return sendAdminError(req, res, status, error.message);
+    if (this.queues.isDown() || error.original instanceof RedisUnavailableError) {
+      res.setHeader('Retry-After', '10');
+      return sendAdminError(req, res, 503, `the queue dashboard lost Redis (REDIS_URL) while answering: ${error.message}`);
+    }
+    this.logger.error(`queue dashboard: ${error.original instanceof Error ? error.original.stack ?? error.message : error.message}`);
+    sendAdminError(req, res, 500, `the queue dashboard failed: ${error.message}`);
+  }
+
   private login(req: Request, res: Response): void {
     if (!this.auth.enabled) return sendAdminError(req, res, 404, CLOSED);
-    const token: unknown = (req.body as Record<string, unknown> | undefined)?.token;
-    if (typeof token !== 'string' || token === '') return sendLoginPage(req, res, 401, 'Enter the operator token.');
+    const asJson = req.is('application/json') === 'application/json';
+    const form = req.is('application/x-www-form-urlencoded') === 'application/x-www-form-urlencoded';
+    if (!asJson && !form) return sendAdminError(req, res, 415, `unsupported content type: ${LOGIN_TYPES}`);
+    // A script that sent JSON gets JSON errors; a browser's form gets the page again.
+    const refuse = (message: string): void => (asJson ? sendAdminError(req, res, 401, message) : sendLoginPage(req, res, 401, message));
+    const body: unknown = req.body;
+    const token: unknown = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).token : undefined;
+    if (typeof token !== 'string' || token === '') return refuse(asJson ? `missing "token": ${LOGIN_TYPES}` : 'Enter the operator token.');
     if (!this.auth.isOperatorToken(token)) {
       this.logger.warn(`failed admin sign-in from ${req.ip}`);
-      return sendLoginPage(req, res, 401, 'That is not the operator token.');
+      return refuse('That is not the operator token.');
     }
     res.cookie(ADMIN_COOKIE, this.auth.issueSession(), {
       httpOnly: true,
@@ -115,14 +172,27 @@ export class AdminDashboard {
     res.redirect(303, `${ADMIN_PATH}/queues`);
   }
 
-  // Built once per router: bull-board keeps the queue adapters for the life of the app.
+  // bull-board, built at the first request that gets past the gate: the queues only exist once
+  // Redis has been reachable. bull-board keeps the queue adapters for the life of the app.
   private board(): RequestHandler {
-    if (this.queues.queues.length === 0) return (req: Request, res: Response) => sendAdminError(req, res, 404, NEEDS_REDIS);
+    let handler: RequestHandler | undefined;
+    return (req: Request, res: Response, next: NextFunction) => {
+      handler ??= this.createBoard();
+      handler(req, res, next);
+    };
+  }
+
+  private createBoard(): RequestHandler {
     const serverAdapter = new ExpressAdapter().setBasePath(`${ADMIN_PATH}/queues`);
     createBullBoard({
       queues: this.queues.queues.map((q) => new BullMQAdapter(q)),
       serverAdapter,
       options: { uiConfig: { boardTitle: 'Engram queues' } },
+    });
+    // bull-board answers its own failures as {"error": {"key": ...}, "message": ...}; throwing
+    // from its error handler hands them to ours instead, in the API's error shape.
+    serverAdapter.setErrorHandler((error: Error) => {
+      throw new BoardError(error);
     });
     return serverAdapter.getRouter() as RequestHandler;
   }

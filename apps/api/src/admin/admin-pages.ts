@@ -10,7 +10,9 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  415: 'Unsupported Media Type',
   500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

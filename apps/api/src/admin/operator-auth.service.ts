@@ -13,6 +13,9 @@ export const ADMIN_COOKIE = 'engram_admin';
 /** How long a login lasts: a working day. Rotating ENGRAM_OPERATOR_TOKEN ends every session at once. */
 export const ADMIN_SESSION_MS = 12 * 3_600_000;
 
+/** At most this many signed-out sessions are remembered per process (the oldest go first). */
+const MAX_REVOKED = 10_000;
+
 /**
  * Who is asking for the admin dashboard:
  * - `operator`: the operator token as a bearer, or a valid session cookie;
@@ -47,7 +50,14 @@ function readCookie(request: Request, name: string): string | undefined {
  *
  * The session cookie never holds the token: it is `<expiry ms>.<HMAC-SHA256 keyed by the token
  * over the expiry>`, so a leaked cookie expires, cannot be turned back into the token, and stops
- * working when the token is rotated. Every comparison is of two HMAC digests of equal length with
+ * working when the token is rotated.
+ *
+ * Sessions are stateless, so signing out cannot end one everywhere: {@link revokeSession}
+ * remembers a signed-out cookie in this process's memory only, until it would have expired.
+ * Another API process, or this one after a restart, still accepts a copy of that cookie until it
+ * expires ({@link ADMIN_SESSION_MS} after sign-in) or ENGRAM_OPERATOR_TOKEN is rotated.
+ *
+ * Every comparison is of two HMAC digests of equal length with
  * `timingSafeEqual`, so response times tell nothing about how much of a guess was right.
  *
  * Tenant credentials are recognised (so that they get a 403 that says why, not a puzzling 401)
@@ -55,6 +65,9 @@ function readCookie(request: Request, name: string): string | undefined {
  */
 @Injectable()
 export class OperatorAuth {
+  /** Signed-out session cookies of this process, with their expiry (ms). */
+  private readonly revoked = new Map<string, number>();
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly jwt: JwtService,
@@ -92,7 +105,24 @@ export class OperatorAuth {
     if (!token || !match) return false;
     const expiry = Number(match[1]);
     if (expiry <= now || expiry > now + ADMIN_SESSION_MS) return false;
+    if (this.revoked.has(value)) return false;
     return timingSafeEqual(Buffer.from(match[2] as string, 'base64url'), this.mac(token, `session\n${expiry}`));
+  }
+
+  /** The session cookie the request carries, if any (valid or not). */
+  sessionCookie(request: Request): string | undefined {
+    return readCookie(request, ADMIN_COOKIE);
+  }
+
+  /**
+   * Signs a session out in this process: the cookie is refused here from now on. Per process and
+   * in memory only (see the class comment); cookies that are not valid sessions are ignored.
+   */
+  revokeSession(value: string, now = Date.now()): void {
+    if (!this.isValidSession(value, now)) return;
+    for (const [cookie, expiry] of this.revoked) if (expiry <= now) this.revoked.delete(cookie);
+    if (this.revoked.size >= MAX_REVOKED) this.revoked.delete(this.revoked.keys().next().value as string);
+    this.revoked.set(value, Number(value.slice(0, value.indexOf('.'))));
   }
 
   /**
