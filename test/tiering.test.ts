@@ -1,6 +1,7 @@
 import { EmbeddingBackfill, LifecycleSweeps } from '../libs/consolidation/src';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { ownerQuery } from './support/test-db';
+import { TEST_REDIS_URL } from './support/env';
 
 const DAY = 86_400_000;
 
@@ -127,5 +128,40 @@ describe('tiering: storage by tier', () => {
     expect((await sweeps.forgetting(f.tenantId, later)).evicted).toBeGreaterThanOrEqual(1);
     expect(await owner(`select 1 from memories where id = $1`, [id])).toEqual([]);
     expect(await owner<{ reason: string }>(`select reason from memory_tombstones where memory_id = $1`, [id])).toEqual([{ reason: 'evicted' }]);
+  });
+});
+
+// Without REDIS_URL the API runs the same sweeps on its own timers (embedded mode, `npm start`);
+// with it, it leaves them to the worker.
+describe('background work in-process (no REDIS_URL)', () => {
+  const stale = async (t: TestApp) => {
+    const f = await createTenant(t, 'timers');
+    await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'unused', content: 'An unused note' }).expect(201);
+    // Stored 400 days ago and never used: the next tiering sweep archives it.
+    await ownerQuery(t.db)(`update memories set created_at = now() - interval '400 days', occurred_at = now() - interval '400 days'`);
+  };
+  const tierAfter = async (t: TestApp, ms: number) => {
+    await new Promise((r) => setTimeout(r, ms));
+    return (await ownerQuery(t.db)<{ tier: string; compacted: boolean }>(`select tier, compacted from memories where key = 'unused'`))[0];
+  };
+
+  it('runs the tiering sweep on its timer', async () => {
+    const t = await startTestApp({ TIERING_INTERVAL_MS: '300' });
+    try {
+      await stale(t);
+      expect(await tierAfter(t, 1500)).toEqual({ tier: 'archive', compacted: true });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('leaves it to the worker when REDIS_URL is set', async () => {
+    const t = await startTestApp({ TIERING_INTERVAL_MS: '300', REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: `timers-${process.pid}` });
+    try {
+      await stale(t);
+      expect(await tierAfter(t, 1500)).toEqual({ tier: 'hot', compacted: false });
+    } finally {
+      await t.close();
+    }
   });
 });
