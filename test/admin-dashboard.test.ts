@@ -3,13 +3,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { sign } from 'jsonwebtoken';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { serveToBrowser } from './support/browser';
 import { JobName, QUEUE_NAMES, QueueName } from '../libs/queues/src';
 import { TEST_REDIS_URL } from './support/env';
 import { createTenant, startTestApp, TEST_JWT_SECRET, type TenantFixture, type TestApp } from './support/test-app';
 
 /** Debian's chromium (`apt-get install chromium`); scripts/test-services.sh checks it is there. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OPERATOR_TOKEN = `op-${randomBytes(24).toString('hex')}`;
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
@@ -141,9 +141,7 @@ describe('admin dashboard (bull-board at /admin/queues)', () => {
     let base: string;
 
     beforeAll(async () => {
-      await t.app.listen(0, '127.0.0.1');
-      base = `http://127.0.0.1:${((t.app.getHttpServer() as Server).address() as AddressInfo).port}`;
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+      ({ base, browser } = await serveToBrowser(t.app));
     });
 
     // Before the app closes: the browser's keep-alive connections would hold the server open.

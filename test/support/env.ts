@@ -25,3 +25,9 @@ export const NO_SCHEDULES = {
   EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
   VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
 } as const;
+
+/** Configuration with the edge rate limits off (the suites send many requests from one client). */
+export const NO_RATE_LIMITS = {
+  RATE_LIMIT_PER_MINUTE: '0',
+  RATE_LIMIT_IP_PER_MINUTE: '0',
+} as const;

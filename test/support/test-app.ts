@@ -1,4 +1,4 @@
-import { NO_SCHEDULES } from './env';
+import { NO_RATE_LIMITS, NO_SCHEDULES } from './env';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { loadConfig, type AppConfig, type Clock } from '../../libs/config/src';
@@ -26,6 +26,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     DATABASE_POOL_MAX: '5',
     // Tests run periodic work themselves, when they mean to.
     ...NO_SCHEDULES,
+    // Suites fire many requests at once; test/edge.test.ts turns the rate limits on with small values.
+    ...NO_RATE_LIMITS,
     ...env,
   });
   const app = await createApp(config, { clock: options.clock });

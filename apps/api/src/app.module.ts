@@ -31,6 +31,7 @@ import { HealthController } from './health/health.controller';
 import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware';
 import { MetricsController } from './metrics/metrics.controller';
 import { MemoryController } from './memory/memory.controller';
+import { MemoryStatsController } from './memory/memory-stats.controller';
 import { MemoryReadService } from './memory/memory-read.service';
 import { HybridSearch } from './memory/hybrid-search.service';
 import { MemoryWriteService } from './memory/memory-write.service';
@@ -39,6 +40,10 @@ import { MindsController } from './minds/minds.controller';
 import { MindsService } from './minds/minds.service';
 import { LifecycleSettingsController } from './tenant/lifecycle-settings.controller';
 import { ConversationsController } from './conversations/conversations.controller';
+import { McpController } from './mcp/mcp.controller';
+import { McpServerFactory } from './mcp/mcp-server.factory';
+import { ThrottlerGuard } from '@nestjs/throttler';
+import { RateLimitModule } from './edge/rate-limit';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -79,6 +84,7 @@ export class AppModule implements NestModule {
         }),
         DbModule,
         TerminusModule,
+        RateLimitModule,
         PassportModule,
         JwtModule.registerAsync({
           inject: [APP_CONFIG],
@@ -93,7 +99,7 @@ export class AppModule implements NestModule {
           }),
         }),
       ],
-      controllers: [AuthController, MindsController, MemoryController, ConversationsController, LifecycleSettingsController, HealthController, MetricsController],
+      controllers: [AuthController, MindsController, MemoryStatsController, MemoryController, ConversationsController, LifecycleSettingsController, HealthController, MetricsController, McpController],
       providers: [
         { provide: JWT_SECRET, inject: [APP_CONFIG], useFactory: resolveJwtSecret },
         JwtStrategy,
@@ -108,7 +114,10 @@ export class AppModule implements NestModule {
         AdminQueues,
         OperatorAuth,
         AdminDashboard,
+        McpServerFactory,
         { provide: APP_GUARD, useClass: ApiAuthGuard },
+        // After the auth guard: an authenticated request counts against its Mind Key or user.
+        { provide: APP_GUARD, useClass: ThrottlerGuard },
         { provide: APP_PIPE, useClass: ZodValidationPipe },
         { provide: APP_INTERCEPTOR, useClass: ZodSerializerInterceptor },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },

@@ -93,6 +93,18 @@ export const configSchema = z
     METRICS_TOKEN: z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
     /** Port of the worker's Prometheus `/metrics` server (on HOST); 0 turns it off. */
     WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+    /** Requests per minute per Mind Key or per user (JWT), over every route; 0 turns the limit off. */
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(600),
+    /** Requests per minute per client IP for unauthenticated requests (login, register); 0 turns the limit off. */
+    RATE_LIMIT_IP_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(1200),
+    /** Browser origins allowed by CORS, comma-separated (`https://app.example.com,https://x.example`) or `*`. Unset: CORS off. */
+    CORS_ORIGINS: z
+      .string()
+      .transform((v) => v.split(',').map((o) => o.trim()).filter((o) => o.length > 0))
+      .refine((list) => list.length > 0 && list.every((o) => o === '*' || /^https?:\/\/[^/\s,]+$/.test(o)), {
+        message: 'must be * or comma-separated origins like https://app.example.com (scheme and host, no path)',
+      })
+      .optional(),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && env.DATABASE_URL && !env.JWT_SECRET) {

@@ -5,14 +5,14 @@ import { AppError } from '../common/app-error';
 import { CurrentMemoryScope } from '../memory/memory-scope';
 import { AppendMessagesDto, CONVERSATION_ID_PATTERN } from './conversations.dto';
 
-function conversationId(id: string): string {
+export function conversationId(id: string): string {
   if (!CONVERSATION_ID_PATTERN.test(id)) {
     throw AppError.badField('conversationId', 'must be 1 to 200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"');
   }
   return id;
 }
 
-async function mapped<T>(work: Promise<T>): Promise<T> {
+export async function mapped<T>(work: Promise<T>): Promise<T> {
   try {
     return await work;
   } catch (error) {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '@engram/config';
 import { LifecycleSettings, MemoriesRepository, MemoryVersionsRepository, TenantDb, type MemoryFilter, type MemoryRow, type RetrievalFilter } from '@engram/db';
-import { formatRecall, normalizeTags, packRecall, parseDuration, type MemoryCategory, type MemoryPriority } from '@engram/memory';
+import { formatRecall, normalizeTags, packRecall, parseDuration, type MemoryCategory, type MemoryLayer, type MemoryPriority, type MemoryTier } from '@engram/memory';
 import { countTokens } from 'gpt-tokenizer';
 import { AppError } from '../common/app-error';
 import { decodeCursor, encodeCursor } from '../common/ids';
@@ -19,6 +19,8 @@ export interface ListQuery {
   category?: MemoryCategory;
   tag?: string[];
   priority?: MemoryPriority;
+  layer?: MemoryLayer;
+  tier?: MemoryTier;
   include_expired: boolean;
   limit: number;
   cursor?: string;
@@ -66,6 +68,8 @@ export class MemoryReadService {
     const filter: MemoryFilter = {
       category: query.category,
       priority: query.priority,
+      layer: query.layer,
+      tier: query.tier,
       tags: query.tag ? normalizeTags(query.tag) : undefined,
       activeAt: query.include_expired ? undefined : this.clock.now(),
     };

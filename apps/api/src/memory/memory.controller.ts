@@ -60,7 +60,7 @@ export class MemoryController {
     return this.writes.batch(scope, body.items);
   }
 
-  /** Memories newest first, filtered by category, tag (repeatable: all must match) and priority. */
+  /** Memories newest first, filtered by category, tag (repeatable: all must match), priority, layer and tier. */
   @Get()
   @ZodResponse({ status: 200, type: MemoryPageDto })
   list(@CurrentMemoryScope() scope: MemoryScope, @Query() query: ListMemoryQueryDto) {

@@ -119,6 +119,8 @@ export const ListMemoryQuerySchema = z
     category: queryCategory.optional(),
     tag: tagFilter(TAGS_MAX, TAG_MAX_LENGTH).optional(),
     priority: queryPriority.optional(),
+    layer: enumParam(MEMORY_LAYERS).optional(),
+    tier: enumParam(MEMORY_TIERS).optional(),
     include_expired: booleanParam.default(false),
     limit: limitParam(200, 50),
     cursor: once(z.string({ message: 'must be a cursor returned by this endpoint' })).optional(),

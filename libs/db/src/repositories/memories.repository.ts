@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
-import type { LifecycleConfig, MemoryCategory, MemoryPriority } from '@engram/memory';
+import type { LifecycleConfig, MemoryCategory, MemoryLayer, MemoryPriority, MemoryTier } from '@engram/memory';
 import { accessSetSql } from '../lifecycle-sql';
 import type { TenantTx } from '../tenant-db';
 import type { DB, Memory, MemoryUpdate, NewMemory } from '../schema';
@@ -66,6 +66,8 @@ export interface MemoryFilter {
   /** Every one of these tags (lower-cased). */
   tags?: string[];
   priority?: MemoryPriority;
+  layer?: MemoryLayer;
+  tier?: MemoryTier;
   /** Leave out memories whose `expires_at` is at or before this instant. */
   activeAt?: Date;
 }
@@ -88,6 +90,8 @@ function applyFilter<O>(query: MemoryQuery<O>, filter: MemoryFilter): MemoryQuer
   let q = query;
   if (filter.category) q = q.where('category', '=', filter.category);
   if (filter.priority) q = q.where('priority', '=', filter.priority);
+  if (filter.layer) q = q.where('layer', '=', filter.layer);
+  if (filter.tier) q = q.where('tier', '=', filter.tier);
   if (filter.tags && filter.tags.length > 0) q = q.where('tags', '@>', sql<string[]>`${filter.tags}::text[]`);
   if (filter.activeAt) {
     const at = filter.activeAt;

@@ -1,0 +1,110 @@
+import { Logger, type ExecutionContext, type OnModuleDestroy } from '@nestjs/common';
+import { ThrottlerModule, ThrottlerStorageService, normalizeIp, type ThrottlerStorage } from '@nestjs/throttler';
+import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+import type { Request } from 'express';
+import { Redis } from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '@engram/config';
+import type { Principal } from '../auth/principal';
+
+/** The window of every limit: the limits are "per minute". */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/** Paths never limited: the probes and the Prometheus scrape (kubelet and Prometheus poll them). */
+const UNLIMITED = /^\/(health|metrics)(\/|$)/;
+
+/** Who a request counts against, and that bucket's limit per minute. */
+export interface RateBucket {
+  tracker: string;
+  limit: number;
+  /** Said in the 429's message. */
+  per: string;
+}
+
+/**
+ * A request authenticated by the global auth guard (which runs first) counts against its Mind
+ * Key or its user, whatever the route; anything else (login, register, public routes) against
+ * the client IP (`req.ip`: Express's `trust proxy` honours X-Forwarded-For from loopback and
+ * private proxies only; IPv6 clients are grouped by /64).
+ */
+export function rateBucket(req: Request, config: AppConfig): RateBucket {
+  const principal = (req as { user?: Principal }).user;
+  if (principal?.kind === 'mind_key') return { tracker: `key:${principal.keyId}`, limit: config.RATE_LIMIT_PER_MINUTE, per: 'Mind Key' };
+  if (principal?.kind === 'user') return { tracker: `user:${principal.userId}`, limit: config.RATE_LIMIT_PER_MINUTE, per: 'user' };
+  const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  return { tracker: `ip:${normalizeIp(ip)}`, limit: config.RATE_LIMIT_IP_PER_MINUTE, per: 'client IP' };
+}
+
+function bucketOf(context: ExecutionContext, config: AppConfig): RateBucket {
+  return rateBucket(context.switchToHttp().getRequest<Request>(), config);
+}
+
+/**
+ * Counts in Redis (shared by every API replica), failing open: while Redis does not answer,
+ * requests pass unlimited rather than fail, and the outage is logged at most once a minute.
+ */
+export class FailOpenRedisStorage implements ThrottlerStorage, OnModuleDestroy {
+  private readonly logger = new Logger('RateLimit');
+  private readonly redis: Redis;
+  private readonly inner: ThrottlerStorageRedisService;
+  private lastWarning = 0;
+
+  constructor(url: string, prefix: string) {
+    // No offline queue: a command while Redis is away fails at once instead of holding the request.
+    this.redis = new Redis(url, { keyPrefix: `${prefix}:ratelimit:`, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+    this.redis.on('error', (error: Error) => this.warn(`Redis for rate limits: ${error.message}`));
+    this.inner = new ThrottlerStorageRedisService(this.redis);
+  }
+
+  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string) {
+    try {
+      return await this.inner.increment(key, ttl, limit, blockDuration, throttlerName);
+    } catch (error) {
+      this.warn(`rate limits are not enforced while Redis does not answer: ${error instanceof Error ? error.message : String(error)}`);
+      return { totalHits: 0, timeToExpire: Math.ceil(ttl / 1000), isBlocked: false, timeToBlockExpire: 0 };
+    }
+  }
+
+  onModuleDestroy(): void {
+    this.redis.disconnect(false);
+  }
+
+  private warn(message: string): void {
+    const now = Date.now();
+    if (now - this.lastWarning < 60_000) return;
+    this.lastWarning = now;
+    this.logger.warn(message);
+  }
+}
+
+/**
+ * The edge rate limits (@nestjs/throttler): one fixed one-minute window per bucket
+ * ({@link rateBucket}), `RATE_LIMIT_PER_MINUTE` per Mind Key or user and
+ * `RATE_LIMIT_IP_PER_MINUTE` per client IP (0 turns either off). Counted in Redis when
+ * `REDIS_URL` is set (under `<QUEUE_PREFIX>:ratelimit:`), else in this process's memory. A
+ * bucket over its limit is refused with 429 and `Retry-After` (seconds) until the window ends,
+ * in the API's error shape. The guard itself is `ThrottlerGuard`, registered as a global guard
+ * after the auth guard in AppModule.
+ */
+export const RateLimitModule = ThrottlerModule.forRootAsync({
+  inject: [APP_CONFIG],
+  useFactory: (config: AppConfig) => ({
+    throttlers: [
+      {
+        name: 'default',
+        ttl: RATE_LIMIT_WINDOW_MS,
+        limit: (context: ExecutionContext) => bucketOf(context, config).limit,
+      },
+    ],
+    storage: config.REDIS_URL ? new FailOpenRedisStorage(config.REDIS_URL, config.QUEUE_PREFIX) : new ThrottlerStorageService(),
+    skipIf: (context: ExecutionContext) => {
+      if (context.getType() !== 'http') return true;
+      const req = context.switchToHttp().getRequest<Request>();
+      return UNLIMITED.test(req.path) || bucketOf(context, config).limit <= 0;
+    },
+    getTracker: (req: Record<string, unknown>) => rateBucket(req as unknown as Request, config).tracker,
+    // One bucket over every route (the default key is per route).
+    generateKey: (_context: ExecutionContext, tracker: string, name: string) => `${name}:${tracker}`,
+    errorMessage: (context: ExecutionContext, detail: { limit: number; timeToBlockExpire: number }) =>
+      `rate limit exceeded: ${detail.limit} requests per minute per ${bucketOf(context, config).per}; retry after ${detail.timeToBlockExpire} s`,
+  }),
+});

@@ -1,0 +1,83 @@
+import { Catch, Controller, Delete, Get, HttpCode, Post, Req, Res, UseFilters, VERSION_NEUTRAL, type ArgumentsHost } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Request, Response } from 'express';
+import { CurrentPrincipal, type Principal } from '../auth/principal';
+import { AppError } from '../common/app-error';
+import { AllExceptionsFilter } from '../common/all-exceptions.filter';
+import { MIND_HEADER, memoryScopeOf } from '../memory/memory-scope';
+import { McpServerFactory } from './mcp-server.factory';
+
+/** The challenge of a 401 on `/mcp` (MCP clients look for it; RFC 6750). */
+export const MCP_AUTH_CHALLENGE = 'Bearer realm="engram"';
+
+/**
+ * The API's error answers, plus `WWW-Authenticate` on a 401 (the global auth guard's errors
+ * pass through here for this controller).
+ */
+@Catch()
+export class McpErrorFilter extends AllExceptionsFilter {
+  override catch(exception: unknown, host: ArgumentsHost): void {
+    if (exception instanceof AppError && exception.code === 'unauthorized') {
+      const response = host.switchToHttp().getResponse<Response>();
+      if (!response.headersSent) response.setHeader('WWW-Authenticate', MCP_AUTH_CHALLENGE);
+    }
+    super.catch(exception, host);
+  }
+}
+
+/**
+ * The MCP endpoint (Model Context Protocol, streamable HTTP) at `/mcp`, outside `/v1`.
+ *
+ * Stateless: every POST gets a new MCP server and transport bound to the caller's mind, and no
+ * session id is issued (any instance of the API can answer any request). Answers are JSON, not
+ * SSE streams. GET (the server-to-client stream) and DELETE (ending a session) answer 405, as
+ * there are no sessions.
+ *
+ * Auth: a Mind Key (`Authorization: Bearer emk_...`), checked by the global guard like every
+ * API route: none, unknown or revoked → 401 with `WWW-Authenticate`; a user's JWT → 403 (the
+ * MCP endpoint is the agents' door; people use the REST API with X-Mind-Id).
+ */
+@ApiExcludeController()
+@UseFilters(McpErrorFilter)
+@Controller({ path: 'mcp', version: VERSION_NEUTRAL })
+export class McpController {
+  constructor(private readonly servers: McpServerFactory) {}
+
+  /** One JSON-RPC message (request or notification) from an MCP client. */
+  @Post()
+  async post(@CurrentPrincipal() principal: Principal, @Req() req: Request, @Res() res: Response): Promise<void> {
+    if (principal.kind !== 'mind_key') {
+      throw new AppError('forbidden', 'the MCP endpoint takes a Mind Key (Authorization: Bearer emk_...); a user JWT cannot use it');
+    }
+    const scope = memoryScopeOf(principal, req.headers[MIND_HEADER]);
+    const server = this.servers.create(scope);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  }
+
+  /** No server-to-client stream and no sessions in stateless mode: 405. */
+  @Get()
+  @HttpCode(405)
+  get(@Res() res: Response): void {
+    this.notAllowed(res);
+  }
+
+  @Delete()
+  @HttpCode(405)
+  delete(@Res() res: Response): void {
+    this.notAllowed(res);
+  }
+
+  private notAllowed(res: Response): void {
+    res
+      .status(405)
+      .setHeader('Allow', 'POST')
+      .json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP server is stateless; send JSON-RPC messages with POST' }, id: null });
+  }
+}

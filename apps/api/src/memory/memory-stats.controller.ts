@@ -1,0 +1,83 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
+import { sql } from 'kysely';
+import { createZodDto, ZodResponse } from 'nestjs-zod';
+import { z } from 'zod';
+import { CLOCK, type Clock } from '@engram/config';
+import { TenantDb } from '@engram/db';
+import { MEMORY_LAYERS, MEMORY_TIERS, type MemoryLayer, type MemoryTier } from '@engram/memory';
+import { CurrentMemoryScope, type MemoryScope } from './memory-scope';
+import { MindAccess } from './mind-access';
+
+const count = z.number().int().nonnegative();
+
+export const MemoryStatsSchema = z.object({
+  mind_id: z.uuid(),
+  /** Every memory of the mind: expired and soft-forgotten ones included. */
+  total: count,
+  by_layer: z.object({ working: count, short_term: count, long_term: count }),
+  by_tier: z.object({ hot: count, warm: count, cold: count, archive: count }),
+  /** Soft-forgotten (out of recall, ranked down in search); counted in the layers and tiers too. */
+  forgotten: count,
+  /** Expired at `as_of` (hidden from lists, search and recall); counted in the layers and tiers too. */
+  expired: count,
+  as_of: z.iso.datetime({ offset: true }),
+});
+export class MemoryStatsDto extends createZodDto(MemoryStatsSchema) {}
+
+/**
+ * `GET /v1/memory/stats`: how many memories the mind holds per layer and per tier (the memory
+ * inspector's counts). Scoped like every memory request: a Mind Key's own mind, or a person's
+ * `X-Mind-Id` (404 for a mind outside the tenant; row-level security keeps the count to the
+ * tenant). One aggregate query; not an access of any memory.
+ *
+ * Registered before {@link MemoryController} in the AppModule: Express matches routes in order,
+ * and `memory/:id` would otherwise take `memory/stats`.
+ */
+@ApiTags('memory')
+@ApiBearerAuth()
+@ApiHeader({ name: 'X-Mind-Id', required: false, description: 'the mind to act on; required with a user JWT' })
+@Controller({ path: 'memory/stats', version: '1' })
+export class MemoryStatsController {
+  constructor(
+    private readonly tenantDb: TenantDb,
+    private readonly minds: MindAccess,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Counts of the mind's memories: `{total, by_layer, by_tier, forgotten, expired, as_of}`. */
+  @Get()
+  @ZodResponse({ status: 200, type: MemoryStatsDto })
+  async stats(@CurrentMemoryScope() scope: MemoryScope) {
+    const now = this.clock.now();
+    const rows = await this.tenantDb.run(scope.tenantId, async (tx) => {
+      await this.minds.require(tx, scope);
+      return tx.trx
+        .selectFrom('memories')
+        .select([
+          'layer',
+          'tier',
+          sql<number>`count(*)::int`.as('n'),
+          sql<number>`(count(*) filter (where forgotten_at is not null))::int`.as('forgotten'),
+          sql<number>`(count(*) filter (where expires_at is not null and expires_at <= ${now}))::int`.as('expired'),
+        ])
+        .where('tenant_id', '=', tx.tenantId)
+        .where('mind_id', '=', scope.mindId)
+        .groupBy(['layer', 'tier'])
+        .execute();
+    });
+    const byLayer = Object.fromEntries(MEMORY_LAYERS.map((l) => [l, 0])) as Record<MemoryLayer, number>;
+    const byTier = Object.fromEntries(MEMORY_TIERS.map((t) => [t, 0])) as Record<MemoryTier, number>;
+    let total = 0;
+    let forgotten = 0;
+    let expired = 0;
+    for (const row of rows) {
+      byLayer[row.layer as MemoryLayer] += row.n;
+      byTier[row.tier as MemoryTier] += row.n;
+      total += row.n;
+      forgotten += row.forgotten;
+      expired += row.expired;
+    }
+    return { mind_id: scope.mindId, total, by_layer: byLayer, by_tier: byTier, forgotten, expired, as_of: now.toISOString() };
+  }
+}
