@@ -114,7 +114,11 @@ describe('TypeScript client (clients/typescript)', () => {
       expect(byPerson.data).toMatchObject({ source: 'user', verified: true });
 
       // Search: the hits are typed.
-      const search = await agent.GET('/v1/memory/search', { params: { query: { q: 'deployed docs' } } });
+      const search = await agent.GET('/v1/memory/search', { params: { query: { q: 'deployed docs', limit: 5, category: 'project', explain: false } } });
+      // Query parameters are typed too: a limit is a number, a category one of the categories.
+      // @ts-expect-error limit is an integer
+      const mistyped = () => agent.GET('/v1/memory/search', { params: { query: { q: 'x', limit: 'five' } } });
+      expect(typeof mistyped).toBe('function');
       if (!search.data) throw new Error(`search failed: ${JSON.stringify(search.error)}`);
       const hit: SearchHit | undefined = search.data.items[0];
       const content: string | undefined = search.data.items[0]?.content;

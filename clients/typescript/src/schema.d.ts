@@ -1497,14 +1497,14 @@ export interface operations {
     MemoryController_list_v1: {
         parameters: {
             query?: {
-                category?: unknown;
-                cursor?: unknown;
-                include_expired?: unknown;
-                layer?: unknown;
-                limit?: unknown;
-                priority?: unknown;
+                category?: "identity" | "preference" | "fact" | "project" | "skill" | "mistake" | "context" | "note";
+                cursor?: string;
+                include_expired?: boolean;
+                layer?: "working" | "short_term" | "long_term";
+                limit?: number;
+                priority?: "low" | "normal" | "high" | "critical";
                 tag?: string | string[];
-                tier?: unknown;
+                tier?: "hot" | "warm" | "cold" | "archive";
             };
             header?: {
                 /** @description the mind to act on; required with a user JWT */
@@ -1807,14 +1807,14 @@ export interface operations {
     MemoryController_byTag_v1: {
         parameters: {
             query: {
-                category?: unknown;
-                cursor?: unknown;
-                include_expired?: unknown;
-                layer?: unknown;
-                limit?: unknown;
-                priority?: unknown;
+                category?: "identity" | "preference" | "fact" | "project" | "skill" | "mistake" | "context" | "note";
+                cursor?: string;
+                include_expired?: boolean;
+                layer?: "working" | "short_term" | "long_term";
+                limit?: number;
+                priority?: "low" | "normal" | "high" | "critical";
                 tag: string | string[];
-                tier?: unknown;
+                tier?: "hot" | "warm" | "cold" | "archive";
             };
             header?: {
                 /** @description the mind to act on; required with a user JWT */
@@ -1847,8 +1847,8 @@ export interface operations {
     MemoryController_expiring_v1: {
         parameters: {
             query?: {
-                limit?: unknown;
-                within?: unknown;
+                limit?: number;
+                within?: string;
             };
             header?: {
                 /** @description the mind to act on; required with a user JWT */
@@ -1881,9 +1881,9 @@ export interface operations {
     MemoryController_recall_v1: {
         parameters: {
             query?: {
-                limit?: unknown;
-                max_tokens?: unknown;
-                q?: unknown;
+                limit?: number;
+                max_tokens?: string;
+                q?: string;
             };
             header?: {
                 /** @description the mind to act on; required with a user JWT */
@@ -1917,19 +1917,19 @@ export interface operations {
     MemoryController_search_v1: {
         parameters: {
             query: {
-                category?: unknown;
-                explain?: unknown;
-                from?: unknown;
-                layer?: unknown;
-                limit?: unknown;
-                memory_type?: unknown;
-                mode?: unknown;
-                priority?: unknown;
-                q: unknown;
+                category?: "identity" | "preference" | "fact" | "project" | "skill" | "mistake" | "context" | "note";
+                explain?: boolean;
+                from?: string;
+                layer?: "working" | "short_term" | "long_term";
+                limit?: number;
+                memory_type?: "stm" | "episodic" | "semantic" | "procedural" | "working";
+                mode?: "any" | "all";
+                priority?: "low" | "normal" | "high" | "critical";
+                q: string;
                 tag?: string | string[];
-                tier?: unknown;
-                to?: unknown;
-                verified?: unknown;
+                tier?: "hot" | "warm" | "cold" | "archive";
+                to?: string;
+                verified?: boolean;
             };
             header?: {
                 /** @description the mind to act on; required with a user JWT */
@@ -1993,9 +1993,9 @@ export interface operations {
     MindsController_list_v1: {
         parameters: {
             query?: {
-                cursor?: unknown;
-                limit?: unknown;
-                name?: unknown;
+                cursor?: string;
+                limit?: number;
+                name?: string;
             };
             header?: never;
             path?: never;

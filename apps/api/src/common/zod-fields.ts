@@ -42,14 +42,20 @@ export function tagText(max: number) {
     .refine((t) => !CONTROL.test(t) && !t.includes(','), { message: 'must not contain commas or control characters' });
 }
 
-/** A query parameter that may appear once (`?limit=1&limit=2` is a mistake worth naming). */
-export function once<T extends z.ZodType>(schema: T) {
+/**
+ * A query parameter that may appear once (`?limit=1&limit=2` is a mistake worth naming). The
+ * OpenAPI document (and the generated client) describes it as `json`, by default the input
+ * schema of `schema`: the leading `unknown` that catches repeats would otherwise leave it untyped.
+ */
+export function once<T extends z.ZodType>(schema: T, json?: Record<string, unknown>) {
+  const { $schema: _dialect, ...input } = json ?? (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
   return z
     .unknown()
     .superRefine((v, ctx) => {
       if (Array.isArray(v)) ctx.addIssue({ code: 'custom', message: 'must be given once' });
     })
-    .pipe(schema);
+    .pipe(schema)
+    .meta(input);
 }
 
 /** `limit`: a whole number from 1 to max, written in decimal digits; `fallback` when absent. */
@@ -61,11 +67,12 @@ export function limitParam(max: number, fallback: number) {
       .regex(/^\d{1,7}$/, { message: rule })
       .transform(Number)
       .pipe(z.number().int().min(1, { message: rule }).max(max, { message: rule })),
+    { type: 'integer', minimum: 1, maximum: max },
   ).default(fallback) as unknown as z.ZodDefault<z.ZodNumber>;
 }
 
 /** `true` or `false`. */
-export const booleanParam = once(z.enum(['true', 'false'], { message: 'must be true or false' }).transform((v) => v === 'true'));
+export const booleanParam = once(z.enum(['true', 'false'], { message: 'must be true or false' }).transform((v) => v === 'true'), { type: 'boolean' });
 
 /** An enumerated query parameter given once. */
 export function enumParam<const T extends readonly [string, ...string[]]>(values: T) {
