@@ -5,7 +5,7 @@ import { createWorker, WorkerConfigError } from './create-worker';
 // loadConfig), a missing DATABASE_URL/REDIS_URL (WorkerConfigError) or anything else, prints its
 // message on stderr and exits 1, without a stack trace.
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadConfig(process.env, { issuesTokens: false });
   await createWorker(config);
   process.stdout.write('Engram worker ready (Postgres and Redis connected)\n');
 }

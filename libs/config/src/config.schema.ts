@@ -35,6 +35,8 @@ export const configSchema = z
       .optional(),
     /** HS256 secret for user JWTs, at least 32 characters. Embedded mode generates and keeps one. */
     JWT_SECRET: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
+    /** Set by loadConfig, not by the environment: whether this process signs JWTs (the API does, the worker not). */
+    ENGRAM_ISSUES_TOKENS: z.boolean().default(true),
     JWT_ISSUER: z.string().min(1).default('engram'),
     JWT_AUDIENCE: z.string().min(1).default('engram-api'),
     /** Lifetime of an issued user JWT, in seconds (default 12 hours). */
@@ -107,7 +109,8 @@ export const configSchema = z
       .optional(),
   })
   .superRefine((env, ctx) => {
-    if (env.NODE_ENV === 'production' && env.DATABASE_URL && !env.JWT_SECRET) {
+    // Only the API signs tokens: the worker (loadConfig with issuesTokens false) does without.
+    if (env.ENGRAM_ISSUES_TOKENS && env.NODE_ENV === 'production' && env.DATABASE_URL && !env.JWT_SECRET) {
       ctx.addIssue({
         code: 'custom',
         path: ['JWT_SECRET'],

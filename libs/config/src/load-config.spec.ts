@@ -26,4 +26,11 @@ describe('loadConfig', () => {
   it('requires JWT_SECRET in production with an external database', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/engram' })).toThrow(/JWT_SECRET/);
   });
+
+  it('does not require JWT_SECRET of a process that signs no tokens (the worker)', () => {
+    const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/engram', REDIS_URL: 'redis://r:6379' }, { issuesTokens: false });
+    expect(config.JWT_SECRET).toBeUndefined();
+    // The environment cannot switch the rule off for the API.
+    expect(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/engram', ENGRAM_ISSUES_TOKENS: 'false' })).toThrow(/JWT_SECRET/);
+  });
 });

@@ -12,13 +12,16 @@ export class ConfigError extends Error {
  * Parses the environment into the typed config. Empty strings count as unset, so a blank
  * `DATABASE_URL=` in a .env file means embedded mode rather than an error.
  *
+ * @param options.issuesTokens false for a process that signs no JWTs (the worker): JWT_SECRET is
+ *   then not required in production
  * @throws ConfigError naming each variable whose value breaks its rule.
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const cleaned: Record<string, string> = {};
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { issuesTokens?: boolean } = {}): AppConfig {
+  const cleaned: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && value !== '') cleaned[name] = value;
+    if (value !== undefined && value !== '' && name !== 'ENGRAM_ISSUES_TOKENS') cleaned[name] = value;
   }
+  cleaned['ENGRAM_ISSUES_TOKENS'] = options.issuesTokens ?? true;
   const parsed = configSchema.safeParse(cleaned);
   if (!parsed.success) {
     throw new ConfigError(
