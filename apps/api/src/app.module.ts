@@ -39,6 +39,8 @@ import { MindAccess } from './memory/mind-access';
 import { MindsController } from './minds/minds.controller';
 import { MindsService } from './minds/minds.service';
 import { LifecycleSettingsController } from './tenant/lifecycle-settings.controller';
+import { DataRightsController } from './tenant/data-rights.controller';
+import { DataRightsService } from './tenant/data-rights.service';
 import { ConversationsController } from './conversations/conversations.controller';
 import { McpController } from './mcp/mcp.controller';
 import { McpServerFactory } from './mcp/mcp-server.factory';
@@ -99,13 +101,14 @@ export class AppModule implements NestModule {
           }),
         }),
       ],
-      controllers: [AuthController, MindsController, MemoryStatsController, MemoryController, ConversationsController, LifecycleSettingsController, HealthController, MetricsController, McpController],
+      controllers: [AuthController, MindsController, MemoryStatsController, MemoryController, ConversationsController, LifecycleSettingsController, DataRightsController, HealthController, MetricsController, McpController],
       providers: [
         { provide: JWT_SECRET, inject: [APP_CONFIG], useFactory: resolveJwtSecret },
         JwtStrategy,
         AuthService,
         MindKeyAuthService,
         MindsService,
+        DataRightsService,
         MindAccess,
         MemoryWriteService,
         MemoryReadService,

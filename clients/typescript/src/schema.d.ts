@@ -389,6 +389,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/minds/{id}/memories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["DataRightsController_purgeMind_v1"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["DataRightsController_deleteTenant_v1"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["DataRightsController_export_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["DataRightsController_import_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenant/settings/lifecycle": {
         parameters: {
             query?: never;
@@ -486,6 +550,22 @@ export interface components {
         };
         CreateMindKeyDto: {
             name?: string;
+        };
+        ImportResultDto_Output: {
+            memories: {
+                created: number;
+                unchanged: number;
+                updated: number;
+            };
+            minds: {
+                created: number;
+                matched: number;
+            };
+            /** @enum {string} */
+            settings: "replaced" | "unchanged" | "absent";
+            versions: {
+                created: number;
+            };
         };
         LoginDto: {
             /** Format: email */
@@ -846,6 +926,16 @@ export interface components {
             name: string;
             /** Format: date-time */
             revoked_at: string | null;
+        };
+        PurgeResultDto_Output: {
+            /** @description memories deleted */
+            memories: number;
+            /** Format: uuid */
+            mind_id: string;
+            /** @description eviction tombstones deleted */
+            tombstones: number;
+            /** @description history entries deleted */
+            versions: number;
         };
         RegisterDto: {
             /** Format: email */
@@ -2193,6 +2283,123 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    DataRightsController_purgeMind_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurgeResultDto_Output"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    DataRightsController_deleteTenant_v1: {
+        parameters: {
+            query: {
+                confirm: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    DataRightsController_export_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSONL: one object per line with a `type` (tenant, settings, mind, memory, memory_version) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    DataRightsController_import_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResultDto_Output"];
+                };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {

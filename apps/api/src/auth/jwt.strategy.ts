@@ -41,7 +41,9 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     });
   }
 
-  async validate(claims: Partial<UserClaims>): Promise<UserPrincipal> {
+  async validate(claims: Partial<UserClaims> & { exp?: unknown }): Promise<UserPrincipal> {
+    // jsonwebtoken checks `exp` only when present: a token without one would never expire.
+    if (typeof claims.exp !== 'number') throw new AppError('unauthorized', 'token has no expiry');
     if (!isUuid(claims.sub) || !isUuid(claims.tid)) {
       throw new AppError('unauthorized', 'token lacks a valid user or tenant claim');
     }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
-import { json, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { json, text, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { AppError } from './app-error';
 import { inputProblem } from './input-hygiene';
@@ -10,6 +10,9 @@ function hasBody(req: Request): boolean {
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The routes that take JSONL (`application/x-ndjson`) instead of a JSON object: the body arrives as a string. */
+const NDJSON_ROUTES = new Set(['/v1/tenant/import']);
 
 function unsupportedMedia(field: string, rule: string): AppError {
   return new AppError('unsupported_media_type', `${field}: ${rule}`, [{ field, message: rule }]);
@@ -26,38 +29,38 @@ function unsupportedMedia(field: string, rule: string): AppError {
  * - text PostgreSQL cannot store or would alter (NUL, lone surrogates), non-finite numbers,
  *   `__proto__` keys, or nesting deeper than 32 levels → 400 naming the field (also for query
  *   parameters);
- * - no body at all → validated as `{}`, so an endpoint whose fields are all optional needs none.
+ * - no body at all → validated as `{}`, so an endpoint whose fields are all optional needs none;
+ * - on the routes of `NDJSON_ROUTES`, `application/x-ndjson` is read as UTF-8 text (same limit,
+ *   encodings and errors) and handed over as a string; the route checks each line.
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
   private readonly parse: RequestHandler;
+  private readonly parseNdjson: RequestHandler;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.parse = json({
-      limit: config.BODY_LIMIT,
-      strict: false,
-      verify: (_req, _res, buf) => {
-        try {
-          strictUtf8.decode(buf);
-        } catch {
-          throw Object.assign(new Error('not utf-8'), { type: 'engram.invalid.utf8' });
-        }
-      },
-    });
+    const verify = (_req: unknown, _res: unknown, buf: Buffer) => {
+      try {
+        strictUtf8.decode(buf);
+      } catch {
+        throw Object.assign(new Error('not utf-8'), { type: 'engram.invalid.utf8' });
+      }
+    };
+    this.parse = json({ limit: config.BODY_LIMIT, strict: false, verify });
+    this.parseNdjson = text({ limit: config.BODY_LIMIT, type: 'application/x-ndjson', defaultCharset: 'utf-8', verify });
   }
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
     this.checkQuery(req);
     if (hasBody(req)) {
       const type = req.headers['content-type'];
-      if (!type || !req.is('application/json')) throw unsupportedMedia('Content-Type', 'must be application/json for a request body');
-      const charset = /;\s*charset=("?)([^";]+)\1/i.exec(type)?.[2];
-      if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
-        throw unsupportedMedia('Content-Type', 'charset must be utf-8');
+      if (type && req.is('application/x-ndjson') && NDJSON_ROUTES.has((req.originalUrl.split('?')[0] ?? '').replace(/\/+$/, ''))) {
+        await this.read(this.parseNdjson, req, res, type);
+        next();
+        return;
       }
-      await new Promise<void>((resolve, reject) => {
-        this.parse(req, res, (error?: unknown) => (error ? reject(translate(error, req)) : resolve()));
-      });
+      if (!type || !req.is('application/json')) throw unsupportedMedia('Content-Type', 'must be application/json for a request body');
+      await this.read(this.parse, req, res, type);
       if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
         throw AppError.badField('body', 'must be a JSON object');
       }
@@ -66,6 +69,16 @@ export class JsonBodyMiddleware implements NestMiddleware {
     }
     if (req.body === undefined) req.body = {};
     next();
+  }
+
+  private async read(parse: RequestHandler, req: Request, res: Response, type: string): Promise<void> {
+    const charset = /;\s*charset=("?)([^";]+)\1/i.exec(type)?.[2];
+    if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+      throw unsupportedMedia('Content-Type', 'charset must be utf-8');
+    }
+    await new Promise<void>((resolve, reject) => {
+      parse(req, res, (error?: unknown) => (error ? reject(translate(error, req)) : resolve()));
+    });
   }
 
   private checkQuery(req: Request): void {

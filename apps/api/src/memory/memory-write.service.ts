@@ -186,10 +186,18 @@ export class MemoryWriteService {
     const results = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
       const now = this.clock.now();
-      const out: WriteResult[] = [];
-      for (const [i, item] of items.entries()) {
+      // Rows are locked in (category, key) order, not the request's: two batches naming the same
+      // keys in different orders would otherwise deadlock (test/concurrency.test.ts). The sort is
+      // stable, so a key given twice is still written in request order; answers keep request order.
+      const order = items.map((_, i) => i).sort((a, b) => {
+        const x = items[a] as UpsertMemoryInput;
+        const y = items[b] as UpsertMemoryInput;
+        return x.category < y.category ? -1 : x.category > y.category ? 1 : x.key < y.key ? -1 : x.key > y.key ? 1 : a - b;
+      });
+      const out: WriteResult[] = new Array<WriteResult>(items.length);
+      for (const i of order) {
         const embedding = { model: embedded.model, vector: embedded.vectors[i] ?? null };
-        out.push(await this.upsertInTx(tx, scope, item, scores[i] as ImportanceResult, embedding, now, config));
+        out[i] = await this.upsertInTx(tx, scope, items[i] as UpsertMemoryInput, scores[i] as ImportanceResult, embedding, now, config);
       }
       return out;
     });

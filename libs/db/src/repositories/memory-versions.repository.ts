@@ -9,6 +9,26 @@ export interface Actor {
   id: string | null;
 }
 
+/** The columns a version is read with: all but the tenant. */
+export const VERSION_COLUMNS = [
+  'memory_id',
+  'version',
+  'mind_id',
+  'change',
+  'category',
+  'key',
+  'content',
+  'tags',
+  'priority',
+  'source',
+  'verified',
+  'confidence',
+  'expires_at',
+  'actor_type',
+  'actor_id',
+  'created_at',
+] as const;
+
 export type MemoryVersionRow = Omit<MemoryVersion, 'tenant_id'>;
 
 @Injectable()
@@ -42,24 +62,7 @@ export class MemoryVersionsRepository {
   list(tx: TenantTx, mindId: string, memoryId: string): Promise<MemoryVersionRow[]> {
     return tx.trx
       .selectFrom('memory_versions')
-      .select([
-        'memory_id',
-        'version',
-        'mind_id',
-        'change',
-        'category',
-        'key',
-        'content',
-        'tags',
-        'priority',
-        'source',
-        'verified',
-        'confidence',
-        'expires_at',
-        'actor_type',
-        'actor_id',
-        'created_at',
-      ])
+      .select(VERSION_COLUMNS)
       .where('tenant_id', '=', tx.tenantId)
       .where('mind_id', '=', mindId)
       .where('memory_id', '=', memoryId)
