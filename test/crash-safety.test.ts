@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { Job, Queue } from 'bullmq';
 import { Client } from 'pg';
 import { JOB_OPTIONS, JobName, QUEUE_NAMES, QueueName, tenantJobId, type TenantPayload } from '../libs/queues/src';
-import { TEMPLATE_ENV, TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl, NO_SCHEDULES } from './support/env';
+import { NO_SCHEDULES, TEST_REDIS_URL } from './support/env';
 import { createTestDatabase, type TestDatabase } from './support/test-db';
 
 // Crash safety of the worker (DESIGN §7): a worker killed in the middle of a forgetting sweep
@@ -73,35 +73,6 @@ async function seed(db: TestDatabase): Promise<void> {
   await query(db.ownerUrl, 'analyze memories');
 }
 
-/**
- * A copy of a seeded database (CREATE DATABASE ... TEMPLATE: a file copy, faster than seeding
- * again, and the same rows by construction), named like createTestDatabase's so that the global
- * teardown drops it if this file does not.
- */
-async function copyOf(source: TestDatabase): Promise<TestDatabase> {
-  const name = `${process.env[TEMPLATE_ENV]}_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name} template ${source.name}`);
-  } finally {
-    await admin.end();
-  }
-  return {
-    name,
-    appUrl: databaseUrl(name, 'engram_app'),
-    ownerUrl: databaseUrl(name),
-    drop: async () => {
-      const c = new Client({ connectionString: TEST_DATABASE_URL });
-      await c.connect();
-      try {
-        await c.query(`drop database if exists ${name} with (force)`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
-}
 
 /** Every lifecycle value the sweep writes, row by row, as one digest (plus the counts). */
 async function digest(db: TestDatabase) {
@@ -289,8 +260,8 @@ describe('worker crash safety', () => {
   });
 
   it('a worker SIGKILLed in the middle of a sweep: the next worker takes the job back and reaches the uninterrupted state', async () => {
-    const reference = await copyOf(seeded);
-    const crashed = await copyOf(seeded);
+    const reference = await createTestDatabase(seeded);
+    const crashed = await createTestDatabase(seeded);
     dbs.push(reference, crashed);
 
     // The reference: the same sweep at the same `now`, never interrupted.
@@ -347,7 +318,7 @@ describe('worker crash safety', () => {
   });
 
   it('SIGTERM while a sweep runs: the worker finishes the job, takes no other, then exits', async () => {
-    const term = await copyOf(seeded);
+    const term = await createTestDatabase(seeded);
     dbs.push(term);
     const db = await watch(term);
     const q = forgettingQueue(`${prefix}-term`);

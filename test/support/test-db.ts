@@ -12,10 +12,15 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
-  const template = process.env[TEMPLATE_ENV];
-  if (!template) throw new Error('no template database: run the medium tests through jest (global setup)');
-  const name = `${template}_${randomBytes(4).toString('hex')}`;
+/**
+ * A new database copied from the migrated template, or from `from` (a database seeded once and
+ * copied for each scenario).
+ */
+export async function createTestDatabase(from?: Pick<TestDatabase, 'name'>): Promise<TestDatabase> {
+  const base = process.env[TEMPLATE_ENV];
+  if (!base) throw new Error('no template database: run the medium tests through jest (global setup)');
+  const template = from?.name ?? base;
+  const name = `${base}_${randomBytes(4).toString('hex')}`;
   const admin = new Client({ connectionString: TEST_DATABASE_URL });
   await admin.connect();
   try {
