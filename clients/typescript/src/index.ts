@@ -4,7 +4,7 @@
  * `npm run client:generate` in the repository's root).
  */
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
-import type { components, operations, paths } from './schema';
+import type { components, paths } from './schema';
 
 export type { components, operations, paths } from './schema';
 

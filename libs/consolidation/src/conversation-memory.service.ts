@@ -12,7 +12,6 @@ import {
   newMemoryRow,
   type Actor,
   type ImportanceSource,
-  type StoredStmEntry,
   type TenantTx,
 } from '@engram/db';
 import { RequestEmbedder } from '@engram/embeddings';
@@ -259,7 +258,6 @@ export class ConversationMemory {
    */
   async consolidateAll(scope: ConversationScope, conversationId: string): Promise<ConsolidationOutcome[]> {
     const config = await this.settings.forTenant(scope.tenantId);
-    const now = this.clock.now();
     return this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.requireMind(tx, scope);
       await this.stm.lockConversation(tx, scope.mindId, conversationId);
