@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
-import { Job, Queue, QueueEvents } from 'bullmq';
+import { Queue } from 'bullmq';
 import { loadConfig } from '../libs/config/src';
-import { LifecycleJobs } from '../libs/consolidation/src';
-import { JobName, QUEUE_NAMES, QueueName, tenantJobId } from '../libs/queues/src';
+import { JobName, QUEUE_NAMES, QueueName } from '../libs/queues/src';
 import { createWorker } from '../apps/worker/src/create-worker';
 import { TEST_REDIS_URL, NO_SCHEDULES } from './support/env';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { createTestDatabase, ownerQuery } from './support/test-db';
+import { QueueDriver } from './support/queue-driver';
 
 const DAY = 86_400_000;
 
@@ -19,27 +19,12 @@ describe('background work (BullMQ worker)', () => {
   let f: TenantFixture;
   let worker: INestApplicationContext;
   const prefix = `engram-test-${randomBytes(4).toString('hex')}`;
-  const queues = new Map<QueueName, Queue>();
-  const events = new Map<QueueName, QueueEvents>();
+  let driver: QueueDriver;
   const ids: Record<string, string> = {};
 
   const owner = <T>(query: string, params: unknown[] = []) => ownerQuery(t.db)<T>(query, params);
 
-  /** Enqueues a fan-out of `queue` and waits for it and every tenant job it enqueued. */
-  const fanOut = async (queue: QueueName, jobId: string) => {
-    const q = queues.get(queue) as Queue;
-    const e = events.get(queue) as QueueEvents;
-    const job = await q.add(JobName.FanOut, {}, { jobId });
-    await job.waitUntilFinished(e, 30_000);
-    const tenants = await worker.get(LifecycleJobs).tenantsFor(queue);
-    const results: Record<string, number>[] = [];
-    for (const tenant of tenants) {
-      const child = await Job.fromId(q, tenantJobId(queue, tenant, jobId));
-      if (!child) throw new Error(`no job for tenant ${tenant}`);
-      results.push(await child.waitUntilFinished(e, 30_000));
-    }
-    return results;
-  };
+  const fanOut = (queue: QueueName, jobId: string) => driver.fanOut(worker, queue, jobId);
 
   const state = () =>
     owner<Record<string, unknown>>(
@@ -72,21 +57,12 @@ describe('background work (BullMQ worker)', () => {
         ...NO_SCHEDULES,
       }),
     );
-    for (const name of QUEUE_NAMES) {
-      queues.set(name, new Queue(name, { connection: { url: TEST_REDIS_URL }, prefix }));
-      const e = new QueueEvents(name, { connection: { url: TEST_REDIS_URL }, prefix });
-      await e.waitUntilReady();
-      events.set(name, e);
-    }
+    driver = await QueueDriver.open(prefix);
   });
 
   afterAll(async () => {
     await worker?.close();
-    for (const q of queues.values()) {
-      await q.obliterate({ force: true });
-      await q.close();
-    }
-    for (const e of events.values()) await e.close();
+    await driver?.close();
     await t.close();
   });
 
@@ -169,7 +145,7 @@ describe('background work (BullMQ worker)', () => {
     }
     expect(await state()).toEqual(before);
 
-    const q = queues.get(QueueName.Tiering) as Queue;
+    const q = driver.queue(QueueName.Tiering);
     const again = await q.add(JobName.FanOut, {}, { jobId: 'tiering-1' });
     expect(again.id).toBe('tiering-1');
     const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'completed');

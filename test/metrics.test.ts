@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { INestApplicationContext } from '@nestjs/common';
-import { Job, Queue, QueueEvents } from 'bullmq';
 import { loadConfig } from '../libs/config/src';
-import { InProcessScheduler, LifecycleJobs } from '../libs/consolidation/src';
-import { JobName, QUEUE_NAMES, QueueName, tenantJobId } from '../libs/queues/src';
+import { InProcessScheduler } from '../libs/consolidation/src';
+import { JobName, QUEUE_NAMES, QueueName } from '../libs/queues/src';
 import { createWorker } from '../apps/worker/src/create-worker';
 import { WorkerMetricsServer } from '../apps/worker/src/metrics-server';
 import { TEST_REDIS_URL, NO_SCHEDULES } from './support/env';
 import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { ownerQuery } from './support/test-db';
+import { QueueDriver } from './support/queue-driver';
 
 const DAY = 86_400_000;
 const TOKEN = 'metrics-token-0123456789abcdef';
@@ -183,28 +183,14 @@ describe('Prometheus /metrics', () => {
     let worker: INestApplicationContext;
     let port: number;
     const prefix = `metrics-worker-${randomBytes(4).toString('hex')}`;
-    const queues = new Map<QueueName, Queue>();
-    const events = new Map<QueueName, QueueEvents>();
+    let driver: QueueDriver;
 
     const scrape = async (authorization: string | null = `Bearer ${TOKEN}`) => {
       const res = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: authorization ? { Authorization: authorization } : {} });
       return { status: res.status, type: res.headers.get('content-type'), samples: res.status === 200 ? parse(await res.text()) : [] };
     };
 
-    /** Enqueues a fan-out of `queue` and waits for it and every tenant job it enqueued; the tenant jobs' reports. */
-    const fanOut = async (queue: QueueName, jobId: string) => {
-      const q = queues.get(queue) as Queue;
-      const e = events.get(queue) as QueueEvents;
-      const job = await q.add(JobName.FanOut, {}, { jobId });
-      await job.waitUntilFinished(e, 30_000);
-      const results: Record<string, number>[] = [];
-      for (const tenant of await worker.get(LifecycleJobs).tenantsFor(queue)) {
-        const child = await Job.fromId(q, tenantJobId(queue, tenant, jobId));
-        if (!child) throw new Error(`no job for tenant ${tenant}`);
-        results.push(await child.waitUntilFinished(e, 30_000));
-      }
-      return results;
-    };
+    const fanOut = (queue: QueueName, jobId: string) => driver.fanOut(worker, queue, jobId);
 
     beforeAll(async () => {
       worker = await createWorker(
@@ -220,21 +206,12 @@ describe('Prometheus /metrics', () => {
         }),
       );
       port = worker.get(WorkerMetricsServer).port as number;
-      for (const name of QUEUE_NAMES) {
-        queues.set(name, new Queue(name, { connection: { url: TEST_REDIS_URL }, prefix }));
-        const e = new QueueEvents(name, { connection: { url: TEST_REDIS_URL }, prefix });
-        await e.waitUntilReady();
-        events.set(name, e);
-      }
+      driver = await QueueDriver.open(prefix);
     });
 
     afterAll(async () => {
       await worker?.close();
-      for (const q of queues.values()) {
-        await q.obliterate({ force: true });
-        await q.close();
-      }
-      for (const e of events.values()) await e.close();
+      await driver?.close();
     });
 
     it('listens on the configured port and wants the token', async () => {
@@ -288,7 +265,7 @@ describe('Prometheus /metrics', () => {
     });
 
     it('reports the depth of each queue by state, read from Redis when scraped', async () => {
-      const q = queues.get(QueueName.SystemsConsolidation) as Queue;
+      const q = driver.queue(QueueName.SystemsConsolidation);
       const later = await q.add(JobName.FanOut, {}, { jobId: 'later', delay: 3_600_000 });
       const { samples } = await scrape();
       const depth = series(samples, 'engram_queue_jobs', ['queue', 'state']);
@@ -302,9 +279,9 @@ describe('Prometheus /metrics', () => {
     });
 
     it('counts a failed job, its run time, and the failed job in the queue', async () => {
-      const q = queues.get(QueueName.Tiering) as Queue;
+      const q = driver.queue(QueueName.Tiering);
       const bad = await q.add(JobName.Tenant, { tenantId: 'not-a-tenant', at: new Date().toISOString() }, { jobId: 'bad-tenant', attempts: 1 });
-      await expect(bad.waitUntilFinished(events.get(QueueName.Tiering) as QueueEvents, 30_000)).rejects.toThrow(/tenant/);
+      await expect(bad.waitUntilFinished(driver.queueEvents(QueueName.Tiering), 30_000)).rejects.toThrow(/tenant/);
       await eventually(async () => {
         const { samples } = await scrape();
         expect(value(samples, 'engram_jobs_failed_total', { queue: 'tiering' })).toBe(1);
