@@ -41,6 +41,8 @@ import { MindsService } from './minds/minds.service';
 import { LifecycleSettingsController } from './tenant/lifecycle-settings.controller';
 import { DataRightsController } from './tenant/data-rights.controller';
 import { DataRightsService } from './tenant/data-rights.service';
+import { TenantExport } from './tenant/tenant-export.service';
+import { TenantImport } from './tenant/tenant-import.service';
 import { ConversationsController } from './conversations/conversations.controller';
 import { McpController } from './mcp/mcp.controller';
 import { McpServerFactory } from './mcp/mcp-server.factory';
@@ -109,6 +111,8 @@ export class AppModule implements NestModule {
         MindKeyAuthService,
         MindsService,
         DataRightsService,
+        TenantExport,
+        TenantImport,
         MindAccess,
         MemoryWriteService,
         MemoryReadService,

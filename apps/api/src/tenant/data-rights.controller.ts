@@ -10,6 +10,8 @@ import { AppError } from '../common/app-error';
 import { ParseIdPipe } from '../common/ids';
 import { DeleteTenantQueryDto, ImportResultDto, PurgeResultDto } from './data-rights.dto';
 import { DataRightsService } from './data-rights.service';
+import { TenantExport } from './tenant-export.service';
+import { TenantImport } from './tenant-import.service';
 
 /**
  * Data rights: a tenant's owner can take all of the tenant's data out (export), bring it back
@@ -34,6 +36,8 @@ import { DataRightsService } from './data-rights.service';
 export class DataRightsController {
   constructor(
     private readonly dataRights: DataRightsService,
+    private readonly tenantExport: TenantExport,
+    private readonly tenantImport: TenantImport,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -48,7 +52,7 @@ export class DataRightsController {
   @ApiOkResponse({ description: 'JSONL: one object per line with a `type` (tenant, settings, mind, memory, memory_version)' })
   async export(@CurrentPrincipal() principal: UserPrincipal, @Res() res: Response): Promise<void> {
     const now = this.clock.now();
-    const lines = this.dataRights.exportLines(principal, now);
+    const lines = this.tenantExport.exportLines(principal, now);
     // The first line before the headers: a failure there still answers as a normal error.
     const first = await lines.next();
     res.status(200);
@@ -105,7 +109,7 @@ export class DataRightsController {
         { field: 'Content-Type', message: 'must be application/x-ndjson (the JSONL of GET /v1/tenant/export)' },
       ]);
     }
-    return this.dataRights.import(principal, body, this.clock.now());
+    return this.tenantImport.import(principal, body, this.clock.now());
   }
 
   /**
