@@ -49,13 +49,9 @@ export class EmbeddingBackfill {
     return embedded;
   }
 
-  /** True when the tenant has memories waiting, or has not been checked against this model yet. */
-  async hasWork(tenantId: string): Promise<boolean> {
-    if (this.modelChecked.get(tenantId) !== this.embedder.model) return true;
-    const { rows } = await this.tenantDb.run(tenantId, ({ trx }) =>
-      sql<{ ok: boolean }>`select exists (select 1 from memories where tenant_id = ${tenantId} and embedding_status = 'pending') as ok`.execute(trx),
-    );
-    return rows[0]?.ok ?? false;
+  /** True when this process has not yet checked the tenant's memories against the current model. */
+  needsModelCheck(tenantId: string): boolean {
+    return this.modelChecked.get(tenantId) !== this.embedder.model;
   }
 
   /** Embeds one tenant's waiting memories. @returns how many got a vector. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CLOCK, type Clock } from '@engram/config';
-import { StmRepository, TenantDb, tenantIds } from '@engram/db';
+import { StmRepository, TenantDb, tenantIds, tenantsWithPendingEmbeddings } from '@engram/db';
 import { QueueName } from '@engram/queues';
 import { ConversationMemory } from './conversation-memory.service';
 import { EmbeddingBackfill } from './embedding-backfill.service';
@@ -43,14 +43,15 @@ export class LifecycleJobs {
 
   /**
    * The tenants a fan-out of `queue` should enqueue: all of them, except for embedding, where
-   * only those with memories waiting (the backfill runs every few seconds).
+   * only those with memories waiting or not yet checked against the current model (the
+   * backfill runs every few seconds).
    */
   async tenantsFor(queue: QueueName): Promise<string[]> {
     const all = await this.tenants();
     if (queue !== QueueName.Embedding) return all;
-    const out: string[] = [];
-    for (const id of all) if (await this.backfill.hasWork(id)) out.push(id);
-    return out;
+    // Two look-ups, not one per tenant: this fan-out runs every few seconds.
+    const pending = new Set(await tenantsWithPendingEmbeddings(this.tenantDb));
+    return all.filter((id) => pending.has(id) || this.backfill.needsModelCheck(id));
   }
 
   /** One queue's work for one tenant. @throws what the database or the provider throws */
