@@ -39,11 +39,12 @@ export function accessSetSql(config: LifecycleConfig, now: Date) {
   const c = config.retention.coefficients;
   const upRatio = sql<number>`(case layer when 'working' then ${c.short_term / c.working}::float8 else ${c.long_term / c.short_term}::float8 end)`;
   return {
-    access_count: sql<number>`access_count + 1`,
+    // Saturating: a count imported at the top of `integer` must not turn a read into an error.
+    access_count: sql<number>`least(access_count::bigint + 1, 2147483647)::int`,
     last_accessed: sql<Date>`${now}::timestamptz`,
     current_retention: sql<number>`(case when current_retention is null then null else ${newR} end)`,
     retention_at: sql<Date>`(case when current_retention is null then retention_at else ${now}::timestamptz end)`,
-    review_count: sql<number>`review_count + (case when ${due} then 1 else 0 end)`,
+    review_count: sql<number>`least(review_count::bigint + (case when ${due} then 1 else 0 end), 2147483647)::int`,
     last_reviewed: sql<Date>`(case when ${due} then ${now}::timestamptz else last_reviewed end)`,
     next_review: sql<Date>`(case when ${due} then engram_next_review_after(review_schedule, ${now}::timestamptz) else next_review end)`,
     layer: sql<'working' | 'short_term' | 'long_term'>`(case when ${promote} then (case layer when 'working' then 'short_term' else 'long_term' end) else layer end)`,

@@ -251,6 +251,8 @@ export class RetrievalRepository {
     for (const h of hits) {
       if (h.temporal_context === null || h.temporal_position === null) continue;
       for (let d = -reach; d <= reach; d++) {
+        // A neighbour past the ends of `integer` cannot exist (and would fail the int[] cast).
+        if (!Number.isSafeInteger(h.temporal_position + d) || Math.abs(h.temporal_position + d) > 2147483647) continue;
         const key = `${h.temporal_context}\u0000${h.temporal_position + d}`;
         if (seen.has(key)) continue;
         seen.add(key);
