@@ -11,7 +11,9 @@ import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type T
 
 /** Cases in all, split across the endpoints (weighted: writes and lists get more). */
 const TOTAL_RUNS = Number(process.env.FUZZ_RUNS ?? 10_400);
-const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
+// A fixed seed by default: CI runs the same 10 000 cases every time (a failure is reproducible
+// and not a coin toss); FUZZ_SEED=random, or a number, explores further.
+const SEED = process.env.FUZZ_SEED === 'random' ? undefined : Number(process.env.FUZZ_SEED ?? 20261130);
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 interface SchemaLike {
