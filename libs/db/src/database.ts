@@ -49,7 +49,9 @@ async function becomeAppRole(connection: DatabaseConnection): Promise<void> {
  */
 export async function openDatabase(config: AppConfig): Promise<DatabaseHandle> {
   if (config.DATABASE_URL) {
-    const pool = new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX });
+    // JIT off: the service runs short statements, and search's (enable_seqscan off inflates their
+    // estimates past jit_above_cost) spent 0.7 s compiling for 15 ms of work (bench/RESULTS.md, scale).
+    const pool = new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX, options: '-c jit=off' });
     // An idle connection dropped by the server (restart, failover) must not crash the process;
     // the pool replaces it and requests meanwhile answer 503.
     pool.on('error', (error) => new Logger('Database').warn(`a pooled connection was lost: ${error.message}`));
