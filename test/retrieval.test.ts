@@ -68,6 +68,14 @@ describe('retrieval', () => {
     expect(res.body.items[0].score).toBeGreaterThan(res.body.items[1].score);
   });
 
+  it('mode=vector ranks by meaning alone: no hit carries a full-text rank', async () => {
+    const res = await search({ q: 'which database do we use?', mode: 'vector', explain: true });
+    expect(found(res)).toContain(ids.upgrade);
+    for (const hit of res.body.items) expect(hit.explain.text.rank).toBeNull();
+    const both = await search({ q: 'which database do we use?', explain: true });
+    expect(both.body.items.some((m: { explain: { text: { rank: number | null } } }) => m.explain.text.rank !== null)).toBe(true);
+  });
+
   it('finds a Korean word with its particle through the embedding when full text cannot', async () => {
     const res = await search({ q: '데이터베이스를 골랐다', explain: true });
     expect(found(res)).toEqual([ids.korean]);

@@ -2013,7 +2013,7 @@ export interface operations {
                 layer?: "working" | "short_term" | "long_term";
                 limit?: number;
                 memory_type?: "stm" | "episodic" | "semantic" | "procedural" | "working";
-                mode?: "any" | "all";
+                mode?: "any" | "all" | "vector";
                 priority?: "low" | "normal" | "high" | "critical";
                 q: string;
                 tag?: string | string[];

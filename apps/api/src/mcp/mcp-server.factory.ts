@@ -167,7 +167,7 @@ export class McpServerFactory {
           'Errors name the field, e.g. "q: must not be empty", "limit: must be a whole number from 1 to 100".',
         inputSchema: z.strictObject({
           q: z.string().describe('what to look for, 1-1000 characters'),
-          mode: z.enum(['any', 'all']).optional().describe('any: any word (default); all: web-search syntax ("phrase", -word, or)'),
+          mode: z.enum(['any', 'all', 'vector']).optional().describe('any: any word (default); all: web-search syntax ("phrase", -word, or); vector: by meaning only'),
           limit: z.number().optional().describe('1-100, default 10'),
           category: z.string().optional().describe(CATEGORY_TEXT),
           tags: z.array(z.string()).optional().describe('all must match'),

@@ -67,9 +67,11 @@ export class HybridSearch {
     const known = cached && cached.until > Date.now() ? cached.stats : undefined;
     const found = await this.retrieval.search(tx, mindId, query, query.filter, r.candidates, { bm25: { k1: r.bm25_k1, b: r.bm25_b }, scan, stats: known });
     // Document frequencies change slowly: keep them a minute rather than count them per query.
-    // (A bounded number of words, since they travel with every query.)
-    if (known && known.df.size < STATS_CACHE_WORDS) for (const [l, df] of found.stats.df) known.df.set(l, df);
-    else if (!known) this.textStats.set(key, { until: Date.now() + STATS_CACHE_MS, stats: found.stats });
+    // (A bounded number of words, since they travel with every query; `vector` counts none.)
+    if (query.mode !== 'vector') {
+      if (known && known.df.size < STATS_CACHE_WORDS) for (const [l, df] of found.stats.df) known.df.set(l, df);
+      else if (!known) this.textStats.set(key, { until: Date.now() + STATS_CACHE_MS, stats: found.stats });
+    }
     const text = found.text;
     const vector = found.vector.filter((h) => 1 - h.distance >= r.min_vector_similarity);
     const textById = new Map(text.map((h) => [h.id, h.bm25]));

@@ -67,7 +67,7 @@ export class MemoryController {
     return this.reads.list(scope, query);
   }
 
-  /** Full-text search (`mode=any`: any word, ranked; `mode=all`: websearch syntax). */
+  /** Hybrid search: full text and vectors fused (`mode=any`: any word, ranked; `mode=all`: websearch syntax), or `mode=vector`: nearest by meaning only. */
   @Get('search')
   @ZodResponse({ status: 200, type: SearchResultDto })
   search(@CurrentMemoryScope() scope: MemoryScope, @Query() query: SearchQueryDto) {

@@ -136,7 +136,8 @@ const timeParam = once(isoDateTime);
 export const SearchQuerySchema = z
   .object({
     q: textParam(1000, true),
-    mode: enumParam(['any', 'all'] as const).default('any'),
+    /** `any`: any word (ranked) with vectors; `all`: web-search syntax, every result must match; `vector`: by meaning only. */
+    mode: enumParam(['any', 'all', 'vector'] as const).default('any'),
     category: queryCategory.optional(),
     tag: tagFilter(TAGS_MAX, TAG_MAX_LENGTH).optional(),
     priority: queryPriority.optional(),

@@ -25,8 +25,11 @@ export interface RetrievalFilter {
   mustMatch?: string;
 }
 
-/** How full text matches the query: `any` word (ranked), or `all` in web-search syntax. */
-export type MatchMode = 'any' | 'all';
+/**
+ * How the query finds memories: full text with `any` word (ranked) or `all` in web-search syntax,
+ * each fused with the nearest vectors; or `vector`: by meaning only (no full-text branch).
+ */
+export type MatchMode = 'any' | 'all' | 'vector';
 
 /** Where a hit sits in time, so its neighbours can be fetched without reading it again. */
 export interface Placed {
@@ -58,13 +61,53 @@ export interface CandidateRow {
 
 /** Full-text statistics of a mind as of a search: size, mean content length, document frequencies. */
 export interface TextStats {
+  /** Memories in the mind. */
   n: number;
+  /** Mean content length in characters (of a sample of {@link STATS_SAMPLE} memories in larger minds). */
   avgdl: number;
+  /** Memories holding each lexeme: exact up to {@link DF_COUNT_CAP}, estimated from the sample above it. */
   df: Map<string, number>;
 }
 
+/**
+ * Bounds that keep the text branch's cost flat as a mind grows (bench/RESULTS.md, "scale"):
+ * document frequencies are counted up to DF_COUNT_CAP memories (beyond, a lexeme's share in a
+ * sample of the mind's STATS_SAMPLE newest memories, times the mind's size, estimates it); the
+ * mean length comes from the same sample; and a query matches on its rarest lexemes whose
+ * frequencies add up to at most MATCH_BUDGET memories (at least the rarest one), scoring at most
+ * MATCH_BUDGET of them. A memory that shares only very common words with the query is left to
+ * the vector branch: with BM25's idf those words weigh little anyway.
+ */
+export const DF_COUNT_CAP = 10_000;
+export const STATS_SAMPLE = 2_000;
+export const MATCH_BUDGET = 2_000;
+
 /** How vectors are searched: exactly (small minds), or through ivfflat with this many probes. */
 export type VectorScan = { exact: true } | { exact: false; probes: number };
+
+/** A tsquery of one lexeme, quoted (a lexeme may hold any character). */
+function lexemeQuery(l: string): string {
+  return `'${l.replace(/'/g, "''").replace(/\\/g, '\\\\')}'`;
+}
+
+/**
+ * The tsquery (as text) `any` mode matches with: the query's rarest lexemes, in rising document
+ * frequency while they add up to at most MATCH_BUDGET memories (at least the rarest), or-ed;
+ * null when the query has no lexeme.
+ */
+export function matchQuery(lexemes: readonly string[], df: ReadonlyMap<string, number>): string | null {
+  if (lexemes.length === 0) return null;
+  const byRarity = [...lexemes].sort((a, b) => (df.get(a) ?? 0) - (df.get(b) ?? 0) || a.localeCompare(b));
+  const chosen: string[] = [];
+  let total = 0;
+  for (const l of byRarity) {
+    const n = df.get(l) ?? 0;
+    if (chosen.length > 0 && total + n > MATCH_BUDGET) break;
+    chosen.push(l);
+    total += n;
+  }
+  return chosen.map(lexemeQuery).join(' | ');
+}
 
 function filterSql(f: RetrievalFilter): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [sql`(expires_at is null or expires_at > ${f.activeAt}::timestamptz)`];
@@ -117,40 +160,30 @@ export class RetrievalRepository {
     limit: number,
     options: { bm25: { k1: number; b: number }; scan: VectorScan; stats?: TextStats },
   ): Promise<{ text: TextHit[]; vector: VectorHit[]; stats: TextStats }> {
-    const known = options.stats;
+    const empty: TextStats = { n: 0, avgdl: 1, df: new Map() };
+    if (query.mode === 'vector') return { text: [], vector: query.vector ? await this.vectorOnly(tx, mindId, query.vector, filter, limit, options.scan) : [], stats: options.stats ?? empty };
     // Every part of this statement is built for an index (tenant and mind, GIN, temporal). On a
     // small table the planner still prefers scanning all of it, once per part: forbid that here.
     await sql`select set_config('enable_seqscan', 'off', true)`.execute(tx.trx);
-    const branches = [
-      sql`select 'text' as branch, t.id::text as id, t.temporal_context, t.temporal_position, t.score from (${this.textSql(tx, mindId, query.q, query.mode, filter, limit, options.bm25)}) t`,
-      // What the text branch counted, for the caller to keep: document frequencies and the mind's size.
-      sql`select 'df', l, null::text, null::int, df from text_df`,
-      sql`select 'n', null::text, null::text, null::int, n from text_stats`,
-      sql`select 'avgdl', null::text, null::text, null::int, avgdl from text_stats`,
-    ];
+    const { lexemes, stats } = await this.textStats(tx, mindId, query.q, options.stats);
+    const branches: RawBuilder<unknown>[] = [];
+    const any = query.mode === 'any' ? matchQuery(lexemes, stats.df) : null;
+    // `all`: every result must match the web-search query (the filter says so too).
+    const match = query.mode === 'all' ? sql`websearch_to_tsquery('english', ${query.q})` : any === null ? null : sql`${any}::tsquery`;
+    if (match) {
+      branches.push(sql`select 'text' as branch, t.id::text as id, t.temporal_context, t.temporal_position, t.score from (${this.textSql(tx, mindId, match, lexemes, stats, filter, limit, options.bm25)}) t`);
+    }
     if (query.vector) {
-      if (!options.scan.exact) {
-        // Without enable_sort off the planner prefers reading the mind by its b-tree and sorting
-        // every distance (an exact scan) whenever probes are many: measured in bench/ann.ts.
-        // Every other part of the statement sorts whatever the plan, so the penalty moves only this one.
-        await sql`select set_config('ivfflat.probes', ${String(options.scan.probes)}, true),
-                         set_config('ivfflat.iterative_scan', 'relaxed_order', true),
-                         set_config('enable_sort', 'off', true)`.execute(tx.trx);
-      }
+      await this.configureScan(tx, options.scan);
       branches.push(sql`select 'vector', v.id::text, v.temporal_context, v.temporal_position, v.score from (${this.vectorSql(tx, mindId, query.vector, filter, limit, options.scan.exact)}) v`);
     }
-    const result = await sql<Placed & { branch: 'text' | 'vector' | 'df' | 'n' | 'avgdl'; score: number }>`
-      ${this.textStatsSql(tx, mindId, query.q, known)}
-      ${sql.join(branches, sql` union all `)}`.execute(tx.trx);
     const text: TextHit[] = [];
     const vector: VectorHit[] = [];
-    const stats: TextStats = { n: 0, avgdl: 1, df: new Map() };
+    if (branches.length === 0) return { text, vector, stats };
+    const result = await sql<Placed & { branch: 'text' | 'vector'; score: number }>`${sql.join(branches, sql` union all `)}`.execute(tx.trx);
     for (const { branch, score, ...placed } of result.rows) {
       if (branch === 'text') text.push({ ...placed, bm25: score });
-      else if (branch === 'vector') vector.push({ ...placed, distance: score });
-      else if (branch === 'df') stats.df.set(placed.id, score);
-      else if (branch === 'n') stats.n = score;
-      else stats.avgdl = score;
+      else vector.push({ ...placed, distance: score });
     }
     text.sort((a, b) => b.bm25 - a.bm25);
     // relaxed_order may return near-sorted rows.
@@ -159,52 +192,88 @@ export class RetrievalRepository {
   }
 
   /**
-   * The CTEs of full-text statistics: the query's lexemes, the mind's size and mean content length,
-   * and each lexeme's document frequency, taken from `known` where the caller has them (a cache)
-   * and counted in the mind otherwise.
+   * The query's stemmed lexemes (Postgres `english`) and the mind's full-text statistics, taken
+   * from `known` where the caller has them (a cache) and counted otherwise: the mind's size, the
+   * mean content length, and each new lexeme's document frequency (one statement per lexeme,
+   * so that the planner sees the lexeme and picks the GIN index for rare ones).
    */
-  private textStatsSql(tx: TenantTx, mindId: string, q: string, known: TextStats | undefined) {
+  private async textStats(tx: TenantTx, mindId: string, q: string, known: TextStats | undefined): Promise<{ lexemes: string[]; stats: TextStats }> {
     const t = tx.tenantId;
-    const cached = JSON.stringify(known ? Object.fromEntries(known.df) : {});
-    const n = known ? sql`${known.n}::float8` : sql`(select count(*)::float8 from memories where tenant_id = ${t} and mind_id = ${mindId})`;
-    const avgdl = known
-      ? sql`${known.avgdl}::float8`
-      : sql`(select coalesce(avg(length(content)), 1)::float8 from memories where tenant_id = ${t} and mind_id = ${mindId})`;
-    return sql`
-      with ql as materialized (select distinct l from unnest(tsvector_to_array(to_tsvector('english', ${q}))) as l),
-      -- Materialised: computed once per query, not once per matching row.
-      text_stats as materialized (select ${n} as n, ${avgdl} as avgdl),
-      text_df as materialized (
-        select ql.l,
-               coalesce((${cached}::jsonb ->> ql.l)::float8,
-                        (select count(*)::float8 from memories m
-                         where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.search_vector @@ quote_literal(ql.l)::tsquery)) as df
-        from ql),
-      idf as materialized (
-        select d.l, ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5)) as idf from text_df d cross join text_stats st)`;
+    const { rows } = await sql<{ lexemes: string[] }>`select array(select distinct l from unnest(tsvector_to_array(to_tsvector('english', ${q}))) as l order by l) as lexemes`.execute(tx.trx);
+    const lexemes = rows[0]?.lexemes ?? [];
+    // A copy: the caller's cache decides what it keeps.
+    const stats: TextStats = known ? { ...known, df: new Map(known.df) } : { n: 0, avgdl: 1, df: new Map() };
+    const sample = sql`(select content, search_vector from memories where tenant_id = ${t} and mind_id = ${mindId} order by id desc limit ${STATS_SAMPLE})`;
+    if (!known) {
+      const { rows: mind } = await sql<{ n: number; avgdl: number }>`
+        select (select count(*)::int from memories where tenant_id = ${t} and mind_id = ${mindId}) as n,
+               (select coalesce(avg(length(content)), 1)::float8 from ${sample} s) as avgdl`.execute(tx.trx);
+      stats.n = mind[0]?.n ?? 0;
+      stats.avgdl = mind[0]?.avgdl ?? 1;
+    }
+    const capped: string[] = [];
+    for (const l of lexemes.filter((x) => !stats.df.has(x))) {
+      const { rows: counted } = await sql<{ df: number }>`
+        select count(*)::int as df from engram_text_match(${t}, ${mindId}, ${lexemeQuery(l)}::tsquery, ${DF_COUNT_CAP})`.execute(tx.trx);
+      const df = counted[0]?.df ?? 0;
+      stats.df.set(l, df);
+      if (df >= DF_COUNT_CAP) capped.push(l);
+    }
+    if (capped.length > 0) {
+      const { rows: shares } = await sql<{ l: string; share: number }>`
+        select c.l, (select count(*) filter (where s.search_vector @@ c.q)::float8 / greatest(count(*), 1) from ${sample} s) as share
+        from unnest(${capped}::text[], ${capped.map(lexemeQuery)}::tsquery[]) as c(l, q)`.execute(tx.trx);
+      for (const { l, share } of shares) stats.df.set(l, Math.max(DF_COUNT_CAP, Math.round(share * stats.n)));
+    }
+    return { lexemes, stats };
+  }
+  /** The nearest memories alone (`mode=vector`), sorted by distance. */
+  private async vectorOnly(tx: TenantTx, mindId: string, vector: readonly number[], filter: RetrievalFilter, limit: number, scan: VectorScan): Promise<VectorHit[]> {
+    await sql`select set_config('enable_seqscan', 'off', true)`.execute(tx.trx);
+    await this.configureScan(tx, scan);
+    const { rows } = await sql<Placed & { score: number }>`${this.vectorSql(tx, mindId, vector, filter, limit, scan.exact)}`.execute(tx.trx);
+    return rows.map(({ score, ...placed }) => ({ ...placed, distance: score })).sort((a, b) => a.distance - b.distance);
   }
 
-  private textSql(tx: TenantTx, mindId: string, q: string, mode: MatchMode, filter: RetrievalFilter, limit: number, bm25: { k1: number; b: number }) {
+  private async configureScan(tx: TenantTx, scan: VectorScan): Promise<void> {
+    if (scan.exact) return;
+    // Without enable_sort off the planner prefers reading the mind by its b-tree and sorting
+    // every distance (an exact scan) whenever probes are many: measured in bench/ann.ts.
+    // Every other part of the statement sorts whatever the plan, so the penalty moves only this one.
+    await sql`select set_config('ivfflat.probes', ${String(scan.probes)}, true),
+                     set_config('ivfflat.iterative_scan', 'relaxed_order', true),
+                     set_config('enable_sort', 'off', true)`.execute(tx.trx);
+  }
+
+  /**
+   * BM25 (k1, b) of the matched memories over the query's lexemes, with inverse document
+   * frequencies from `stats` (counted in the mind) and the content's length in characters as
+   * document length (so length normalisation also weighs what a result costs in an LLM's context).
+   * At most {@link MATCH_BUDGET} memories are scored.
+   */
+  private textSql(tx: TenantTx, mindId: string, match: RawBuilder<unknown>, lexemes: string[], stats: TextStats, filter: RetrievalFilter, limit: number, bm25: { k1: number; b: number }) {
     const t = tx.tenantId;
-    const match =
-      mode === 'all'
-        ? sql`websearch_to_tsquery('english', ${q})`
-        : sql`(select coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery from ql)`;
+    const idf = lexemes.map((l) => {
+      const df = stats.df.get(l) ?? 0;
+      return Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
+    });
     return sql`
-      with matched as (
-        -- Document length in characters of content: BM25's length normalisation then also weighs
-        -- what a result costs in an LLM's context.
-        select id, temporal_context, temporal_position, search_vector, length(content)::float8 as dl
-        from memories
-        where tenant_id = ${t} and mind_id = ${mindId} and search_vector @@ ${match} and ${filterSql(filter)})
+      with idf as (select * from unnest(${lexemes}::text[], ${idf}::float8[]) as i(l, idf)),
+      -- The match goes through engram_text_match (the GIN index; see its migration); the filter
+      -- applies to what it found, so a narrow filter keeps fewer than the budget.
+      matched as (
+        select m.id, m.temporal_context, m.temporal_position, m.search_vector, length(m.content)::float8 as dl
+        from memories m
+        -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
+        where m.tenant_id = ${t} and m.id = any(array(select x.id from engram_text_match(${t}, ${mindId}, ${match}, ${MATCH_BUDGET}) x))
+          and m.mind_id = ${mindId} and ${filterSql(filter)})
       select m.id, m.temporal_context, m.temporal_position,
              sum(i.idf * (u.tf * (${bm25.k1}::float8 + 1))
-                 / (u.tf + ${bm25.k1}::float8 * (1 - ${bm25.b}::float8 + ${bm25.b}::float8 * m.dl / st.avgdl)))::float8 as score
+                 / (u.tf + ${bm25.k1}::float8 * (1 - ${bm25.b}::float8 + ${bm25.b}::float8 * m.dl / ${stats.avgdl}::float8)))::float8 as score
       from matched m
       cross join lateral (
         select lexeme, coalesce(array_length(positions, 1), 1)::float8 as tf from unnest(m.search_vector)) u
       join idf i on i.l = u.lexeme
-      cross join text_stats st
       group by m.id, m.temporal_context, m.temporal_position
       order by score desc, m.id desc
       limit ${limit}`;

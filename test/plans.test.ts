@@ -1,0 +1,170 @@
+import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
+import { Pool } from 'pg';
+import { DEFAULT_LIFECYCLE } from '@engram/memory';
+import { LifecycleSettings, MemoriesRepository, RetrievalRepository, TenantDb, TenantsRepository, type DB } from '@engram/db';
+import { LifecycleSweeps } from '@engram/consolidation';
+import { createTestDatabase, ownerQuery, type TestDatabase } from './support/test-db';
+
+// Plan checks (issue 7 §4): the statements search and the sweeps run, with the planner's
+// statistics taken (ANALYZE) on a few thousand memories, use the indexes meant to serve them
+// and never read the memories table from end to end. Plans are the real ones: auto_explain
+// (loaded in this test's session, nested statements included) reports each statement the code
+// runs, as the app role, back to this client as a notice.
+
+const TENANT = '0190a000-0000-7000-8000-0000000a1a70';
+const OTHER = '0190a000-0000-7000-8000-0000000b1a70';
+const MIND = '0190a000-0000-7000-8000-0000000a1a71';
+const OTHER_MIND = '0190a000-0000-7000-8000-0000000b1a71';
+const ROWS = 4000;
+
+let db: TestDatabase;
+let kysely: Kysely<DB>;
+const plans: string[] = [];
+
+/** Plans reported while `work` ran. */
+async function planned(work: () => Promise<unknown>): Promise<string[]> {
+  plans.length = 0;
+  await work();
+  return [...plans];
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const owner = ownerQuery(db);
+  await owner(`insert into tenants (id, name) values ($1, 'plans'), ($2, 'other')`, [TENANT, OTHER]);
+  await owner(`insert into minds (tenant_id, id, name) values ($1, $2, 'plans')`, [TENANT, MIND]);
+  // Two tenants, so that a plan reading the whole table would show; four common words and a rare
+  // one (zeppelin, in 1 of 1000); vectors of 768 random numbers.
+  await owner(`insert into minds (tenant_id, id, name) values ($1, $2, 'other')`, [OTHER, OTHER_MIND]);
+  for (const [tenant, mind, rows] of [[TENANT, MIND, ROWS], [OTHER, OTHER_MIND, ROWS / 2]] as const) {
+    await owner(
+      `insert into memories (tenant_id, id, mind_id, category, key, content, source, confidence, content_hash, embedding, embedding_status,
+                             importance_score, initial_retention, current_retention, retention_at, strength_days, temporal_context, temporal_position,
+                             occurred_at, created_at, updated_at)
+       select $1, gen_random_uuid(), $2, 'note', 'k_' || i, 'memory ' || i || ' about ' || (array['tea','ships','maps','owls'])[i % 4 + 1] || case when i % 1000 = 7 then ' and a zeppelin' else '' end,
+              'agent', 0.7, md5(i::text), (select array_agg(random())::vector from generate_series(1, 768 + 0 * i)), 'ready',
+              0.5, 0.5, 0.5, now() - interval '10 days', 3, 's' || (i / 20), i % 20,
+              now() - interval '10 days', now() - interval '10 days', now() - interval '10 days'
+       from generate_series(1, ${rows}) as i`,
+      [tenant, mind],
+    );
+  }
+  await owner(`drop index memories_embedding_idx`);
+  await owner(`create index memories_embedding_idx on memories using ivfflat (embedding vector_cosine_ops) with (lists = 4)`);
+  await owner('analyze memories');
+
+  const pool = new Pool({ connectionString: db.ownerUrl, max: 1 });
+  pool.on('connect', (client) => client.on('notice', (n) => {
+    if (n.message?.includes('plan:')) plans.push(n.message);
+  }));
+  kysely = new Kysely<DB>({
+    dialect: new PostgresDialect({
+      pool,
+      onCreateConnection: async (c) => {
+        for (const s of [
+          `load 'auto_explain'`,
+          'set auto_explain.log_min_duration = 0',
+          'set auto_explain.log_nested_statements = on',
+          'set client_min_messages = log',
+          'set jit = off',
+          'set role engram_app',
+        ]) await c.executeQuery(CompiledQuery.raw(s));
+      },
+    }),
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await kysely?.destroy();
+  await db?.drop();
+});
+
+const seqScan = (plan: string) => /Seq Scan on memories\b/.test(plan);
+
+describe('plans of search', () => {
+  const retrieval = new RetrievalRepository();
+  const tenantDb = () => new TenantDb(kysely);
+  const filter = () => ({ activeAt: new Date() });
+  const vector = Array.from({ length: 768 }, (_, i) => Math.sin(i));
+
+  it('a rare word is matched through the GIN index, and vectors through ivfflat in a large mind', async () => {
+    const seen = await planned(() =>
+      tenantDb().run(TENANT, (tx) =>
+        retrieval.search(tx, MIND, { q: 'the zeppelin', mode: 'any', vector }, filter(), 100, { bm25: { k1: 1.2, b: 0.75 }, scan: { exact: false, probes: 2 } }),
+      ),
+    );
+    const all = seen.join('\n');
+    expect(all).toMatch(/Bitmap Index Scan on memories_search_idx/);
+    expect(all).toMatch(/Index Scan using memories_embedding_idx/);
+    expect(seen.filter(seqScan)).toEqual([]);
+  });
+
+  it('an exact vector scan reads the mind by its b-tree, not the table', async () => {
+    const seen = await planned(() =>
+      tenantDb().run(TENANT, (tx) => retrieval.search(tx, MIND, { q: 'tea', mode: 'vector', vector }, filter(), 100, { bm25: { k1: 1.2, b: 0.75 }, scan: { exact: true } })),
+    );
+    const all = seen.join('\n');
+    expect(all).toMatch(/memories_mind_id_idx|memories_mind_time_idx/);
+    expect(all).not.toMatch(/memories_embedding_idx/);
+    expect(seen.filter(seqScan)).toEqual([]);
+  });
+
+  it('mode=all and filters keep to the indexes', async () => {
+    const seen = await planned(() =>
+      tenantDb().run(TENANT, (tx) =>
+        retrieval.search(tx, MIND, { q: 'zeppelin', mode: 'all', vector }, { ...filter(), category: 'note', tags: ['x'] }, 100, { bm25: { k1: 1.2, b: 0.75 }, scan: { exact: false, probes: 2 } }),
+      ),
+    );
+    expect(seen.join('\n')).toMatch(/memories_search_idx/);
+    expect(seen.filter(seqScan)).toEqual([]);
+  });
+
+  it('neighbours and hits are fetched by key', async () => {
+    const seen = await planned(() =>
+      tenantDb().run(TENANT, async (tx) => {
+        const found = await retrieval.search(tx, MIND, { q: 'owls', mode: 'any', vector: null }, filter(), 20, { bm25: { k1: 1.2, b: 0.75 }, scan: { exact: true } });
+        plans.length = 0;
+        return retrieval.candidates(tx, MIND, found.text, 2, filter(), { config: DEFAULT_LIFECYCLE, now: new Date() });
+      }),
+    );
+    expect(seen.join('\n')).toMatch(/memories_temporal_idx/);
+    expect(seen.filter(seqScan)).toEqual([]);
+  });
+});
+
+describe('plans of the sweeps', () => {
+  it('forgetting and tiering find their rows by index, with sequential scans priced out as on a large table', async () => {
+    const tenantDb = new TenantDb(kysely);
+    const sweeps = new LifecycleSweeps(tenantDb, new LifecycleSettings(new TenantsRepository(), tenantDb));
+    // At 4000 rows a sequential scan is cheapest; priced out, the planner shows whether an
+    // index path exists (a plan that still scans the table has none).
+    await kysely.executeQuery(CompiledQuery.raw(`select set_config('enable_seqscan', 'off', false)`));
+    try {
+      const at = new Date(Date.now() + 60 * 86_400_000);
+      const seen = await planned(async () => {
+        await sweeps.forgetting(TENANT, at);
+        await sweeps.tiering(TENANT, at);
+      });
+      expect(seen.length).toBeGreaterThan(3);
+      expect(seen.filter(seqScan)).toEqual([]);
+    } finally {
+      await kysely.executeQuery(CompiledQuery.raw(`select set_config('enable_seqscan', 'on', false)`));
+    }
+  });
+});
+
+describe('isolation of the text match', () => {
+  it('engram_text_match answers nothing for a tenant other than the transaction’s', async () => {
+    const count = (tenant: string, mind: string) =>
+      new TenantDb(kysely).run(TENANT, async ({ trx }) => {
+        const { rows } = await trx.executeQuery<{ n: number }>(
+          CompiledQuery.raw(`select count(*)::int as n from engram_text_match($1::uuid, $2::uuid, $3::tsquery, 100000)`, [tenant, mind, `'tea'`]),
+        );
+        return rows[0]?.n;
+      });
+    // Asked for the other tenant's mind from a transaction set to this tenant: nothing.
+    expect(await count(OTHER, OTHER_MIND)).toBe(0);
+    expect(await count(TENANT, OTHER_MIND)).toBe(0);
+    expect(await count(TENANT, MIND)).toBe(ROWS / 4);
+  });
+});
