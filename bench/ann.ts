@@ -17,14 +17,14 @@
  * Data: LoCoMo (Maharana et al., ACL 2024), CC BY-NC 4.0; read where it lies, never copied here.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { migrateToLatest, openOwnerDatabase, vectorLiteral } from '../libs/db/src';
 import { HashingEmbedder } from '../libs/embeddings/src';
 import { ivfflatLists } from '../libs/memory/src';
-import { parseConversation } from '../scripts/locomo';
-import { percentile, prng } from './support';
+import { nearest } from './ann-recall';
+import { locomoCorpus, percentile, prng, scratchUrls } from './support';
 
 const { values: args } = parseArgs({
   options: {
@@ -41,8 +41,6 @@ const { values: args } = parseArgs({
 });
 
 const DB = 'engram_bench_ann';
-const CANDIDATES = 100;
-const K = 10;
 
 function fail(message: string): never {
   process.stderr.write(`bench:ann: ${message}\n`);
@@ -92,16 +90,10 @@ async function main(): Promise<void> {
   if (!(rows > 0) || mindSizes.some((n) => !(n > 0)) || probesList.some((n) => !(n > 0))) fail('--rows, --minds and --probes take positive numbers');
   if (mindSizes.reduce((a, b) => a + b, 0) > rows) fail('--minds add up to more than --rows');
 
-  const raw = JSON.parse(await readFile(args.file, 'utf8')) as unknown[];
-  const conversations = (Array.isArray(raw) ? raw : [raw]).map(parseConversation);
-  const turns = conversations.flatMap((c) => c.turns.map((t) => t.content));
-  const questions = conversations.flatMap((c) => c.qa.map((q) => q.question)).filter((q) => q.trim().length > 0);
   const random = prng(20261129);
-  const queryTexts = Array.from({ length: Math.min(Number(args.queries), questions.length) }, () => questions[Math.floor(random() * questions.length)] as string);
-
+  const { turns, queries: queryTexts } = await locomoCorpus(args.file, { count: Number(args.queries), random, speakers: false });
   const adminUrl = new URL(args['database-url']);
-  const url = new URL(adminUrl.toString());
-  url.pathname = `/${DB}`;
+  const url = new URL(scratchUrls(args['database-url'], DB).owner);
   const embedder = new HashingEmbedder();
   const lists = ivfflatLists(rows);
   let db = new Client({ connectionString: url.toString() });
@@ -153,39 +145,19 @@ async function main(): Promise<void> {
   }
 
   const queries = queryTexts.map((q) => vectorLiteral(embedder.embedOne(q)));
-  const where = `tenant_id = $1 and mind_id = $2 and embedding is not null and (expires_at is null or expires_at > now())`;
-  const nearest = async (mind: string, v: string, probes: number | null): Promise<{ ids: string[]; ms: number }> => {
-    await db.query('begin');
-    try {
-      await db.query(`select set_config('enable_seqscan', 'off', true)`);
-      const sql =
-        probes === null
-          ? `select * from (select id, (embedding <=> $3::vector)::float8 as d from memories where ${where} offset 0) s order by d, id desc limit ${CANDIDATES}`
-          : `select id, (embedding <=> $3::vector)::float8 as d from memories where ${where} order by embedding <=> $3::vector limit ${CANDIDATES}`;
-      if (probes !== null) {
-        await db.query(`select set_config('ivfflat.probes', $1, true), set_config('ivfflat.iterative_scan', 'relaxed_order', true), set_config('enable_sort', 'off', true)`, [String(probes)]);
-      }
-      const t0 = process.hrtime.bigint();
-      const res = await db.query<{ id: string; d: number }>(sql, [tenant, mind, v]);
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      // relaxed_order may return near-sorted rows; search sorts them too.
-      return { ids: res.rows.sort((a, b) => a.d - b.d).slice(0, K).map((r) => r.id), ms };
-    } finally {
-      await db.query('commit');
-    }
-  };
+  const nearestIn = (mind: string, v: string, probes: number | null) => nearest(db, tenant, mind, v, probes);
 
   const results: Record<string, unknown>[] = [];
   const line = (cells: (string | number)[]) => process.stdout.write(`${cells.map((c) => String(c).padStart(12)).join('')}\n`);
   line(['mind size', 'scan', 'probes', 'recall@10', 'p50 ms', 'p95 ms']);
   for (const mind of minds.filter((m) => m.measured)) {
     // Warm both paths once.
-    await nearest(mind.id, queries[0] as string, null);
-    await nearest(mind.id, queries[0] as string, probesList[0] as number);
+    await nearestIn(mind.id, queries[0] as string, null);
+    await nearestIn(mind.id, queries[0] as string, probesList[0] as number);
     const exact: string[][] = [];
     const exactMs: number[] = [];
     for (const v of queries) {
-      const r = await nearest(mind.id, v, null);
+      const r = await nearestIn(mind.id, v, null);
       exact.push(r.ids);
       exactMs.push(r.ms);
     }
@@ -195,7 +167,7 @@ async function main(): Promise<void> {
       const recalls: number[] = [];
       const ms: number[] = [];
       for (const [i, v] of queries.entries()) {
-        const r = await nearest(mind.id, v, probes);
+        const r = await nearestIn(mind.id, v, probes);
         const truth = new Set(exact[i]);
         if (truth.size > 0) recalls.push(r.ids.filter((id) => truth.has(id)).length / truth.size);
         ms.push(r.ms);

@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import { parseConversation } from '../scripts/locomo';
+
 /** Helpers shared by the benchmark scripts. */
 
 /** mulberry32: a seeded PRNG, so every run builds the same data. @returns numbers in [0, 1) */
@@ -16,4 +19,32 @@ export function prng(seed: number): () => number {
 export function percentile(xs: readonly number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+}
+
+/** LoCoMo turns (`speaker: text`, or the text alone) and `count` questions drawn with `random`, read from `file` where it lies. */
+export async function locomoCorpus(file: string, o: { count: number; random: () => number; speakers: boolean }): Promise<{ turns: string[]; queries: string[] }> {
+  const raw = JSON.parse(await readFile(file, 'utf8')) as unknown[];
+  const conversations = (Array.isArray(raw) ? raw : [raw]).map(parseConversation);
+  const turns = conversations.flatMap((c) => c.turns.map((t) => (o.speakers ? `${t.speaker}: ${t.content}` : t.content)));
+  const questions = conversations.flatMap((c) => c.qa.map((q) => q.question)).filter((q) => q.trim().length > 0);
+  const queries = Array.from({ length: Math.min(o.count, questions.length) }, () => questions[Math.floor(o.random() * questions.length)] as string);
+  return { turns, queries };
+}
+
+/** The URLs of scratch database `name` on the server of `adminUrl`: as its owner, and as engram_app (what the service connects as). */
+export function scratchUrls(adminUrl: string, name: string): { owner: string; app: string } {
+  const owner = new URL(adminUrl);
+  owner.pathname = `/${name}`;
+  const app = new URL(owner.toString());
+  app.username = 'engram_app';
+  app.password = '';
+  return { owner: owner.toString(), app: app.toString() };
+}
+
+/** A script's way out: prints `<script>: <message>` on stderr and exits with 1. */
+export function failure(script: string): (message: string) => never {
+  return (message) => {
+    process.stderr.write(`${script}: ${message}\n`);
+    process.exit(1);
+  };
 }

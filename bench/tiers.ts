@@ -18,7 +18,7 @@
  * Data: LoCoMo (Maharana et al., ACL 2024), CC BY-NC 4.0; read where it lies, never copied here.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import request from 'supertest';
@@ -27,8 +27,8 @@ import { DEFAULT_LIFECYCLE, contentHash, ivfflatLists } from '../libs/memory/src
 import { sql } from 'kysely';
 import { migrateToLatest, openOwnerDatabase, tierSql, vectorLiteral } from '../libs/db/src';
 import { HashingEmbedder } from '../libs/embeddings/src';
-import { parseConversation } from '../scripts/locomo';
-import { percentile, prng } from './support';
+import { NO_SCHEDULES } from '../test/support/env';
+import { failure, locomoCorpus, percentile, prng, scratchUrls } from './support';
 
 const { values: args } = parseArgs({
   options: {
@@ -44,10 +44,7 @@ const DB = 'engram_bench_tiers';
 const DIST = `${__dirname}/../dist`;
 const DAY = 86_400_000;
 
-function fail(message: string): never {
-  process.stderr.write(`bench:tiers: ${message}\n`);
-  process.exit(1);
-}
+const fail: (message: string) => never = failure('bench:tiers');
 
 
 
@@ -88,37 +85,22 @@ async function main(): Promise<void> {
   if (!args.file) fail('--file <locomo json> is required');
   const total = Number(args.rows);
   if (!(total > 0)) fail('--rows takes a positive number');
-  const raw = JSON.parse(await readFile(args.file, 'utf8')) as unknown[];
-  const conversations = (Array.isArray(raw) ? raw : [raw]).map(parseConversation);
-  const turns = conversations.flatMap((c) => c.turns.map((t) => `${t.speaker}: ${t.content}`));
   const random = prng(20261130);
-  const questions = conversations.flatMap((c) => c.qa.map((q) => q.question)).filter((q) => q.trim().length > 0);
-  const queries = Array.from({ length: Math.min(Number(args.queries), questions.length) }, () => questions[Math.floor(random() * questions.length)] as string);
-
-  const adminUrl = new URL(args['database-url']);
-  const ownerUrl = new URL(adminUrl.toString());
-  ownerUrl.pathname = `/${DB}`;
-  const appUrl = new URL(ownerUrl.toString());
-  appUrl.username = 'engram_app';
-  appUrl.password = '';
-  const admin = new Client({ connectionString: adminUrl.toString() });
+  const { turns, queries } = await locomoCorpus(args.file, { count: Number(args.queries), random, speakers: true });
+  const urls = scratchUrls(args['database-url'], DB);
+  const admin = new Client({ connectionString: args['database-url'] });
   await admin.connect();
   await admin.query(`drop database if exists ${DB} with (force)`);
   await admin.query(`create database ${DB}`);
   await admin.end();
-  const owner = openOwnerDatabase(ownerUrl.toString());
+  const owner = openOwnerDatabase(urls.owner);
   await migrateToLatest(owner);
 
   const config = loadConfig({
-    DATABASE_URL: appUrl.toString(),
+    DATABASE_URL: urls.app,
     JWT_SECRET: 'bench-secret-0123456789-0123456789-abcdef',
     LOG_LEVEL: 'silent',
-    FORGETTING_INTERVAL_MS: '0',
-    SLEEP_CYCLE_INTERVAL_MS: '0',
-    EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
-    VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
-    TIERING_INTERVAL_MS: '0',
-    SYSTEMS_CONSOLIDATION_INTERVAL_MS: '0',
+    ...NO_SCHEDULES,
   });
   // The API as built by `npm run build` (swc keeps the decorator metadata Nest injects by; tsx does not).
   const { createApp } = (await import(`${DIST}/apps/api/src/create-app.js`)) as typeof import('../apps/api/src/create-app');
@@ -133,7 +115,7 @@ async function main(): Promise<void> {
   const mindId = mind.body.id as string;
   const auth = { Authorization: `Bearer ${token}`, 'X-Mind-Id': mindId };
 
-  const db = new Client({ connectionString: ownerUrl.toString() });
+  const db = new Client({ connectionString: urls.owner });
   await db.connect();
   const embedder = new HashingEmbedder();
   const now = Date.now();

@@ -1,0 +1,85 @@
+/**
+ * The vector statements search runs (libs/db retrieval.repository vectorSql), run as the owner so
+ * that the benchmarks can time them apart from HTTP and compare the index with the exact answer.
+ */
+import type { Client } from 'pg';
+import { HashingEmbedder } from '../libs/embeddings/src';
+import { vectorLiteral } from '../libs/db/src';
+import { percentile } from './support';
+
+/** Candidates the vector branch asks for (retrieval.candidates' default). */
+export const CANDIDATES = 100;
+export const K = 10;
+
+/**
+ * The mind's {@link CANDIDATES} nearest memories to `vector` (a pgvector literal): exact (every
+ * memory of the mind compared) when `probes` is null, else through ivfflat with `probes` lists
+ * and the iterative scan. @returns the top {@link K} ids by distance and the statement's time in ms
+ */
+export async function nearest(db: Client, tenantId: string, mindId: string, vector: string, probes: number | null): Promise<{ ids: string[]; ms: number }> {
+  const where = `tenant_id = $1 and mind_id = $2 and embedding is not null and (expires_at is null or expires_at > now())`;
+  await db.query('begin');
+  try {
+    await db.query(`select set_config('enable_seqscan', 'off', true)`);
+    const text =
+      probes === null
+        ? `select * from (select id, (embedding <=> $3::vector)::float8 as d from memories where ${where} offset 0) s order by d, id desc limit ${CANDIDATES}`
+        : `select id, (embedding <=> $3::vector)::float8 as d from memories where ${where} order by embedding <=> $3::vector limit ${CANDIDATES}`;
+    if (probes !== null) {
+      await db.query(`select set_config('ivfflat.probes', $1, true), set_config('ivfflat.iterative_scan', 'relaxed_order', true), set_config('enable_sort', 'off', true)`, [String(probes)]);
+    }
+    const t0 = process.hrtime.bigint();
+    const res = await db.query<{ id: string; d: number }>(text, [tenantId, mindId, vector]);
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    // relaxed_order may return near-sorted rows; search sorts them too.
+    return { ids: res.rows.sort((a, b) => a.d - b.d).slice(0, K).map((r) => r.id), ms };
+  } finally {
+    await db.query('commit');
+  }
+}
+
+export interface AnnRecall {
+  /** `exact` when the mind is below `exact_scan_below` (search never uses the index there). */
+  path: 'exact' | 'ivfflat';
+  probes: number;
+  queries: number;
+  /** Mean share of the exact top 10 that the index's top 10 holds, 0..1. */
+  recall_at_10: number;
+  index_p50_ms: number;
+  index_p95_ms: number;
+  exact_p50_ms: number;
+  exact_p95_ms: number;
+}
+
+/** recall@10 of the path search takes for this mind against the exact answer, over `queries` (texts, embedded locally). */
+export async function annRecall(
+  db: Client,
+  o: { tenantId: string; mindId: string; queries: string[]; probes: number; exactBelow: number },
+): Promise<AnnRecall> {
+  const embedder = new HashingEmbedder();
+  const { rows } = await db.query<{ n: number }>('select count(*)::int as n from memories where tenant_id = $1 and mind_id = $2', [o.tenantId, o.mindId]);
+  const path = (rows[0]?.n ?? 0) < o.exactBelow ? 'exact' : 'ivfflat';
+  const recalls: number[] = [];
+  const indexMs: number[] = [];
+  const exactMs: number[] = [];
+  for (const q of o.queries) {
+    const v = vectorLiteral(embedder.embedOne(q));
+    const exact = await nearest(db, o.tenantId, o.mindId, v, null);
+    const found = path === 'exact' ? exact : await nearest(db, o.tenantId, o.mindId, v, o.probes);
+    const truth = new Set(exact.ids);
+    if (truth.size > 0) recalls.push(found.ids.filter((id) => truth.has(id)).length / truth.size);
+    exactMs.push(exact.ms);
+    indexMs.push(found.ms);
+  }
+  const round = (x: number) => +x.toFixed(2);
+  return {
+    path,
+    probes: o.probes,
+    queries: recalls.length,
+    recall_at_10: +(recalls.reduce((a, b) => a + b, 0) / Math.max(1, recalls.length)).toFixed(3),
+    index_p50_ms: round(percentile(indexMs, 50)),
+    index_p95_ms: round(percentile(indexMs, 95)),
+    exact_p50_ms: round(percentile(exactMs, 50)),
+    exact_p95_ms: round(percentile(exactMs, 95)),
+  };
+}
