@@ -100,7 +100,7 @@ describe('faults: Redis down, PostgreSQL restarted', () => {
       SLEEP_CYCLE_INTERVAL_MS: '1000',
       WORKER_METRICS_PORT: '0',
     });
-    await waitFor('the API to be ready', async () => (alive(api), (await call('GET', '/health/ready').catch(() => undefined))?.status === 200), 60_000, 200);
+    await api.answering(`${base}/health/ready`);
     await waitFor('the worker to be ready', async () => (alive(worker), worker.output.includes('Engram worker ready')), 60_000, 200);
 
     email = `faults-${Date.now()}@example.test`;

@@ -46,6 +46,22 @@ export class ChildService {
     return { code, signal };
   }
 
+  /**
+   * Waits until `url` answers 200 (e.g. the API's `/health/ready`).
+   * @throws when the process exits first (with its output), or after `timeoutMs`
+   */
+  async answering(url: string, timeoutMs = 60_000): Promise<void> {
+    await waitFor(
+      `${url} to answer 200`,
+      async () => {
+        if (!this.running) throw new Error(`the process exited:\n${this.output}`);
+        return (await fetch(url).catch(() => undefined))?.status === 200;
+      },
+      timeoutMs,
+      200,
+    );
+  }
+
   /** Sends `signal` and waits for the exit. */
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
     if (this.running) this.child.kill(signal);
