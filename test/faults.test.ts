@@ -148,8 +148,9 @@ describe('faults: Redis down, PostgreSQL restarted', () => {
     expect(list.body.items).toHaveLength(20);
     expect(search.body.items.length).toBeGreaterThan(0);
     expect(recall.text).toContain('outage_11');
-    // No request waited on Redis (no offline queue anywhere on the request path).
-    expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(5_000);
+    // No request waited on Redis: an offline queue on the request path would hold it until Redis
+    // came back (here: for ever). 8 s leaves room for a busy CI machine; these take milliseconds.
+    expect(Math.max(...answers.map((a) => a.ms))).toBeLessThan(8_000);
 
     // Without Redis the worker gets no jobs: the work waits in the database, not in a lost job.
     await new Promise((r) => setTimeout(r, 3_000));
@@ -228,6 +229,7 @@ describe('faults: Redis down, PostgreSQL restarted', () => {
       PG_RECOVERY_MS,
       200,
     );
+    process.stdout.write(`faults: ${seen.length} requests during the PostgreSQL outage, all 503\n`);
     process.stdout.write(`faults: the API answered again ${Date.now() - t0} ms after PostgreSQL was back\n`);
     expect((await call('GET', '/health/ready')).status).toBe(200);
     // Recovered by itself: the same processes, never restarted.
