@@ -1,12 +1,8 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { Job, Queue } from 'bullmq';
 import { Client } from 'pg';
 import { JOB_OPTIONS, JobName, QUEUE_NAMES, QueueName, tenantJobId, type TenantPayload } from '../libs/queues/src';
+import { buildApps, spawnService, waitFor, type ChildService } from './support/child-service';
 import { NO_SCHEDULES, TEST_REDIS_URL } from './support/env';
 import { createTestDatabase, type TestDatabase } from './support/test-db';
 
@@ -14,9 +10,9 @@ import { createTestDatabase, type TestDatabase } from './support/test-db';
 // leaves a partial state that the next run completes to exactly the state of an uninterrupted
 // sweep (nothing lost, nothing applied twice), and SIGTERM lets the running job finish first.
 // The worker runs as a real child process (apps/worker/src/main.ts built with swc), so SIGKILL
-// and SIGTERM hit what production runs.
+// and SIGTERM hit what production runs. test/faults.test.ts does the same with the API and the
+// worker while PostgreSQL and Redis go down (scripts/fault-services.sh).
 
-const ROOT = resolve(__dirname, '..');
 const TENANT = '0190a000-0000-7000-8000-00000000c0de';
 const MIND = '0190a000-0000-7000-8000-00000000beef';
 /** The sweep's `now`: fixed, so that the interrupted and the reference run compute the same values. */
@@ -134,21 +130,10 @@ async function progress(c: Client) {
   return rows[0] as NonNullable<(typeof rows)[0]>;
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number, everyMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
 describe('worker crash safety', () => {
-  const build = mkdtempSync(join(tmpdir(), 'engram-worker-'));
+  let build: ReturnType<typeof buildApps>;
   const prefix = `engram-crash-${randomBytes(4).toString('hex')}`;
-  const children = new Set<ChildProcess>();
-  const output = new Map<ChildProcess, string>();
+  const children = new Set<ChildService>();
   const queues: Queue[] = [];
   const prefixes = new Set<string>();
   const clients: Client[] = [];
@@ -157,40 +142,23 @@ describe('worker crash safety', () => {
   let seeded: TestDatabase;
 
   /** The worker's real entry point in a process of its own, on `db`, with its own queue prefix. */
-  const startWorker = (db: TestDatabase, queuePrefix: string): ChildProcess => {
+  const startWorker = (db: TestDatabase, queuePrefix: string): ChildService => {
     prefixes.add(queuePrefix);
-    const child = spawn(process.execPath, [join(build, 'apps/worker/src/main.js')], {
-      cwd: ROOT,
-      // Only what the worker reads, so nothing from the test's environment leaks in.
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'test',
-        DATABASE_URL: db.appUrl,
-        REDIS_URL: TEST_REDIS_URL,
-        QUEUE_PREFIX: queuePrefix,
-        LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
-        DATABASE_POOL_MAX: '3',
-        // One job at a time: a second job enqueued stays waiting while the first runs.
-        WORKER_CONCURRENCY: '1',
-        WORKER_LOCK_MS: String(LOCK_MS),
-        WORKER_METRICS_PORT: '0',
-        ...NO_SCHEDULES,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    // Only what the worker reads.
+    const worker = spawnService(build.dir, 'apps/worker/src/main.js', {
+      DATABASE_URL: db.appUrl,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: queuePrefix,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+      DATABASE_POOL_MAX: '3',
+      // One job at a time: a second job enqueued stays waiting while the first runs.
+      WORKER_CONCURRENCY: '1',
+      WORKER_LOCK_MS: String(LOCK_MS),
+      WORKER_METRICS_PORT: '0',
+      ...NO_SCHEDULES,
     });
-    children.add(child);
-    output.set(child, '');
-    const keep = (chunk: Buffer) => output.set(child, `${output.get(child) ?? ''}${chunk.toString('utf8')}`.slice(-20_000));
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    child.once('exit', () => children.delete(child));
-    return child;
-  };
-
-  const exitOf = async (child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> => {
-    if (child.exitCode !== null || child.signalCode !== null) return { code: child.exitCode, signal: child.signalCode };
-    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
-    return { code, signal };
+    children.add(worker);
+    return worker;
   };
 
   /** One connection kept open for polling: a new connection per poll would take CPU from the sweep. */
@@ -216,15 +184,15 @@ describe('worker crash safety', () => {
 
   const stateOf = async (q: Queue, jobId: string) => (await Job.fromId(q, jobId))?.getState();
 
-  const completed = (q: Queue, jobId: string, child: ChildProcess): Promise<Job> =>
+  const completed = (q: Queue, jobId: string, worker: ChildService): Promise<Job> =>
     waitFor(
       `job ${jobId} to complete`,
       async () => {
         const job = await Job.fromId(q, jobId);
         const state = await job?.getState();
         if (state === 'failed') throw new Error(`job ${jobId} failed: ${job?.failedReason}`);
-        if (state !== 'completed' && (child.exitCode !== null || child.signalCode !== null)) {
-          throw new Error(`the worker exited (${child.exitCode ?? child.signalCode}) before job ${jobId} completed:\n${output.get(child)}`);
+        if (state !== 'completed' && !worker.running) {
+          throw new Error(`the worker exited before job ${jobId} completed:\n${worker.output}`);
         }
         return state === 'completed' ? (job as Job) : undefined;
       },
@@ -233,18 +201,14 @@ describe('worker crash safety', () => {
     );
 
   beforeAll(async () => {
-    // Nest's DI needs decorator metadata, which swc emits (tsx's esbuild does not): the build of
-    // `npm run build`, into a directory of its own that finds the repository's node_modules.
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/.bin/swc'), 'apps/worker', 'libs', '-d', build, '--ignore', '**/*.spec.ts', '--quiet'], { cwd: ROOT });
-    symlinkSync(join(ROOT, 'node_modules'), join(build, 'node_modules'), 'dir');
+    build = buildApps(['apps/worker']);
     seeded = await createTestDatabase();
     dbs.push(seeded);
     await seed(seeded);
   });
 
   afterAll(async () => {
-    for (const child of children) child.kill('SIGKILL');
-    await Promise.all([...children].map((c) => exitOf(c)));
+    await Promise.all([...children].map((c) => c.stop('SIGKILL')));
     for (const c of clients) await c.end().catch(() => undefined);
     for (const q of queues) await q.close();
     // Every queue the workers opened, not only the one the tests used.
@@ -256,7 +220,7 @@ describe('worker crash safety', () => {
       }
     }
     await Promise.all(dbs.map((db) => db.drop()));
-    rmSync(build, { recursive: true, force: true });
+    build.remove();
   });
 
   it('a worker SIGKILLed in the middle of a sweep: the next worker takes the job back and reaches the uninterrupted state', async () => {
@@ -269,8 +233,7 @@ describe('worker crash safety', () => {
     const refWorker = startWorker(reference, `${prefix}-ref`);
     const refJob = await completed(refQueue, await enqueueSweep(refQueue, 'reference'), refWorker);
     expect(refJob.returnvalue).toMatchObject(FULL_REPORT);
-    refWorker.kill('SIGTERM');
-    await exitOf(refWorker);
+    await refWorker.stop('SIGTERM');
     await expectFinalState(reference);
     const expected = await digest(reference);
 
@@ -282,8 +245,8 @@ describe('worker crash safety', () => {
     // are done, some memories are deleted with their tombstones, the others wait.
     const tombstones = async () => (await db.query<{ n: number }>('select count(*)::int as n from memory_tombstones')).rows[0]?.n ?? 0;
     await waitFor('the first eviction batch', async () => (await tombstones()) > 0, 40_000, 10);
-    first.kill('SIGKILL');
-    expect(await exitOf(first)).toEqual({ code: null, signal: 'SIGKILL' });
+    first.child.kill('SIGKILL');
+    expect(await first.exited()).toEqual({ code: null, signal: 'SIGKILL' });
     // Its backend finishes the statement it was running, finds the client gone and rolls back.
     await waitFor(
       'the killed worker’s connections to end',
@@ -313,8 +276,7 @@ describe('worker crash safety', () => {
 
     await expectFinalState(crashed);
     expect(await digest(crashed)).toEqual(expected);
-    second.kill('SIGTERM');
-    await exitOf(second);
+    await second.stop('SIGTERM');
   });
 
   it('SIGTERM while a sweep runs: the worker finishes the job, takes no other, then exits', async () => {
@@ -330,15 +292,15 @@ describe('worker crash safety', () => {
     const started = async () => (await db.query<{ yes: boolean }>('select exists (select from memories where retention_at = $1::timestamptz) as yes', [AT])).rows[0]?.yes;
     await waitFor('the first snapshot batch', started, 40_000, 25);
     expect(await stateOf(q, running)).toBe('active');
-    worker.kill('SIGTERM');
+    worker.child.kill('SIGTERM');
     const atSignal = await progress(db);
-    const exit = await exitOf(worker);
+    const exit = await worker.exited();
 
     // Far from done when the signal came.
     expect(atSignal.snapshotted).toBeLessThan(FULL_REPORT.snapshotted);
     expect(atSignal.tombstones).toBe(0);
     // Nest re-raises the signal once the shutdown hooks are done: ended by SIGTERM, no exit code.
-    expect({ exit, log: output.get(worker) }).toEqual({ exit: { code: null, signal: 'SIGTERM' }, log: expect.not.stringMatching(/failed|error/i) });
+    expect({ exit, log: worker.output }).toEqual({ exit: { code: null, signal: 'SIGTERM' }, log: expect.not.stringMatching(/failed|error/i) });
     const job = await Job.fromId(q, running);
     expect(await job?.getState()).toBe('completed');
     // All of it in one run: nothing stalled, nothing left for a retry.

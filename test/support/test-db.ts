@@ -1,6 +1,31 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { migrateToLatest, openOwnerDatabase } from '../../libs/db/src';
 import { TEMPLATE_ENV, TEST_DATABASE_URL, databaseUrl } from './env';
+
+/**
+ * Creates the database `name` on the server of `serverUrl` (a superuser's URL) and applies every
+ * migration to it as that owner; the migrations also create the roles (engram_app, ...) where
+ * the server lacks them. @returns the database's owner URL
+ */
+export async function createMigratedDatabase(serverUrl: string, name: string): Promise<string> {
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const owner = openOwnerDatabase(url.toString());
+  try {
+    await migrateToLatest(owner);
+  } finally {
+    await owner.destroy();
+  }
+  return url.toString();
+}
 
 /** A private copy of the migrated template for one test file. */
 export interface TestDatabase {

@@ -11,6 +11,7 @@ import { RedisConnection } from './redis.provider';
  * (`upsertJobScheduler`, registered at start; an interval of 0 removes it) whose fan-out job lists
  * the tenants and enqueues one job per tenant with a deterministic id, so a fan-out that runs
  * twice enqueues each tenant once; a tenant's job carries only ids and the sweep's instant.
+ * A scheduler that Redis lost (an empty Redis after a restart) is registered again on reconnection.
  * Failures retry with exponential backoff and are kept a week. On shutdown (SIGTERM) the workers
  * stop taking jobs and let the running ones finish; a killed worker's jobs go back to the queue
  * when their lock expires (`WORKER_LOCK_MS`).
@@ -39,7 +40,12 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
       this.queues.set(name, queue);
       const schedulerId = `${name}-every`;
       if (intervals[name] > 0) {
-        await queue.upsertJobScheduler(schedulerId, { every: intervals[name] }, { name: JobName.FanOut, data: {}, opts: JOB_OPTIONS });
+        await this.upsertScheduler(queue, schedulerId, intervals[name]);
+        // A Redis that comes back empty (restarted without persistence, a failover to an empty
+        // replica) has lost the schedulers with everything else: without them no sweep would run
+        // again until the worker restarted, and memories stored meanwhile would never be
+        // embedded or consolidated. Each reconnection puts back the ones that are missing.
+        (await queue.client).on('ready', () => void this.restoreScheduler(queue, schedulerId, intervals[name]));
       } else {
         await queue.removeJobScheduler(schedulerId);
       }
@@ -65,6 +71,21 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
     // close() waits for the jobs in progress to finish and takes no new ones.
     await Promise.allSettled(this.workers.map((w) => w.close()));
     await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+  }
+
+  private upsertScheduler(queue: Queue, schedulerId: string, every: number) {
+    return queue.upsertJobScheduler(schedulerId, { every }, { name: JobName.FanOut, data: {}, opts: JOB_OPTIONS });
+  }
+
+  /** Registers the scheduler again when Redis lost it; leaves an existing one (and its next run) alone. */
+  private async restoreScheduler(queue: Queue, schedulerId: string, every: number): Promise<void> {
+    try {
+      if (await queue.getJobScheduler(schedulerId)) return;
+      await this.upsertScheduler(queue, schedulerId, every);
+      this.logger.warn(`${queue.name}: job scheduler restored (Redis had lost it)`);
+    } catch (error) {
+      this.logger.warn(`${queue.name}: job scheduler not restored: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   /** A fan-out enqueues the tenants' jobs; a tenant job runs the queue's work for its tenant. */

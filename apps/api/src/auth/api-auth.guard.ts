@@ -59,10 +59,12 @@ export class ApiAuthGuard extends AuthGuard('jwt') {
     return true;
   }
 
-  // passport's verdict: anything but a user is a 401 with the reason passport-jwt gave.
+  // passport's verdict: no user is a 401 with the reason passport-jwt gave. `error` is what
+  // JwtStrategy.validate threw: our own 401, or a failure to look the user up (the database is
+  // down), which the global filter answers (503) rather than a 401 telling the client its token is bad.
   override handleRequest<T>(error: unknown, user: T, info: unknown): T {
-    if (error instanceof AppError) throw error;
-    if (error || !user) {
+    if (error) throw error;
+    if (!user) {
       const reason = info instanceof Error ? info.message : 'invalid token';
       throw new AppError('unauthorized', `invalid credentials: ${reason}`);
     }

@@ -50,6 +50,17 @@ function isUnavailable(error: unknown): boolean {
 }
 
 /**
+ * The checks a failed terminus health check names (`database down`), from the result its
+ * ServiceUnavailableException carries; undefined for any other exception. Only names and
+ * states: the probes are public, and a check's message may hold a host and port.
+ */
+function failingHealthChecks(response: unknown): string | undefined {
+  const result = response as { status?: unknown; error?: Record<string, { status?: unknown }> } | null;
+  if (typeof result !== 'object' || result === null || result.status !== 'error' || typeof result.error !== 'object') return undefined;
+  return Object.entries(result.error ?? {}).map(([name, check]) => `${name} ${String(check?.status)}`).join(', ');
+}
+
+/**
  * One answer shape for every failure: `{statusCode, error, message, requestId, errors?}`.
  * Validation problems name the field; database constraint failures that slip past validation
  * become 4xx, an unreachable database 503; anything else is a 500 whose stack is logged.
@@ -105,7 +116,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const status = exception.getStatus();
     const response = exception.getResponse();
     let message = exception.message;
-    if (typeof response === 'object' && response !== null && 'message' in response) {
+    const failing = failingHealthChecks(response);
+    if (failing) {
+      message = `unhealthy: ${failing}`;
+    } else if (typeof response === 'object' && response !== null && 'message' in response) {
       const m = (response as { message: unknown }).message;
       message = Array.isArray(m) ? m.join('; ') : String(m);
     }
