@@ -23,7 +23,7 @@ import { Client } from 'pg';
 import { migrateToLatest, openOwnerDatabase, vectorLiteral } from '../libs/db/src';
 import { HashingEmbedder } from '../libs/embeddings/src';
 import { ivfflatLists } from '../libs/memory/src';
-import { nearest } from './ann-recall';
+import { nearest, tiedRecall } from './ann-recall';
 import { locomoCorpus, percentile, prng, scratchUrls } from './support';
 
 const { values: args } = parseArgs({
@@ -154,11 +154,11 @@ async function main(): Promise<void> {
     // Warm both paths once.
     await nearestIn(mind.id, queries[0] as string, null);
     await nearestIn(mind.id, queries[0] as string, probesList[0] as number);
-    const exact: string[][] = [];
+    const exact: number[][] = [];
     const exactMs: number[] = [];
     for (const v of queries) {
       const r = await nearestIn(mind.id, v, null);
-      exact.push(r.ids);
+      exact.push(r.distances);
       exactMs.push(r.ms);
     }
     line([mind.size, 'exact', '-', '1.000', percentile(exactMs, 50).toFixed(2), percentile(exactMs, 95).toFixed(2)]);
@@ -168,8 +168,8 @@ async function main(): Promise<void> {
       const ms: number[] = [];
       for (const [i, v] of queries.entries()) {
         const r = await nearestIn(mind.id, v, probes);
-        const truth = new Set(exact[i]);
-        if (truth.size > 0) recalls.push(r.ids.filter((id) => truth.has(id)).length / truth.size);
+        const truth = exact[i] as number[];
+        if (truth.length > 0) recalls.push(tiedRecall(r.distances, truth[truth.length - 1] as number, truth.length));
         ms.push(r.ms);
       }
       line([mind.size, 'ivfflat', probes, mean(recalls).toFixed(3), percentile(ms, 50).toFixed(2), percentile(ms, 95).toFixed(2)]);

@@ -5,7 +5,8 @@
  *
  *   npm run bench:scale -- --file ../shared/bench-data/locomo-dev.json --memories 1000000
  *   npm run bench:scale -- --file ../shared/bench-data/locomo-dev.json --tenants 1000 --per-tenant 1000
- *     [--seconds 15] [--connections 4] [--queries 500] [--sweeps] [--reuse] [--json out.json]
+ *     [--seconds 15] [--connections 4] [--queries 500] [--ann-queries 100] [--sweeps] [--reuse]
+ *     [--only search,vector,recall,write,ann] [--profile DIR] [--json out.json]
  *     [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--port 3950]
  *
  * Seeds a scratch database `engram_bench_scale_<shape>` (dropped and re-created unless `--reuse`
@@ -50,10 +51,16 @@ const { values: args } = parseArgs({
     'per-tenant': { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '15' },
     connections: { type: 'string', default: '4' },
+    /** Clients of the write phases (writers commit in groups: more of them, more commits per WAL flush). */
+    'write-connections': { type: 'string', default: '16' },
     queries: { type: 'string', default: '500' },
+    /** Questions for ANN recall (each also runs an exact scan of the mind: ~5 s at a million). */
+    'ann-queries': { type: 'string', default: '100' },
     sweeps: { type: 'boolean', default: false },
     reuse: { type: 'boolean', default: false },
     only: { type: 'string' },
+    /** Write the API's V8 CPU profile (.cpuprofile: a flame chart in Chrome DevTools or speedscope) here, and print its top functions. */
+    profile: { type: 'string' },
     json: { type: 'string' },
     port: { type: 'string', default: '3950' },
     'database-url': { type: 'string', default: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
@@ -83,6 +90,9 @@ interface Phase {
   /** Answers that held another tenant's memory (must be 0). */
   foreign: number;
   rps: number;
+  /** Memories written per second (write phases; a batch writes many a request). */
+  memories_per_s: number;
+  connections: number;
   p50_ms: number;
   p95_ms: number;
   p99_ms: number;
@@ -96,7 +106,8 @@ function log(message: string): void {
 
 /** The API as production runs it, on the scratch database, background schedules off (they would run during measurements). */
 async function startApi(appUrl: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [`${ROOT}/dist/apps/api/src/main.js`], {
+  const profile = args.profile ? [`--cpu-prof`, `--cpu-prof-dir=${args.profile}`] : [];
+  const child = spawn(process.execPath, [...profile, `${ROOT}/dist/apps/api/src/main.js`], {
     env: {
       ...process.env,
       DATABASE_URL: appUrl,
@@ -252,7 +263,15 @@ async function phase(
   base: string,
   apiPid: number,
   tenants: Tenant[],
-  request: { method: 'GET' | 'POST'; path: (t: Tenant, n: number) => string; body?: (t: Tenant, n: number) => unknown; check?: (t: Tenant, body: string) => boolean },
+  request: {
+    method: 'GET' | 'POST';
+    path: (t: Tenant, n: number) => string;
+    body?: (t: Tenant, n: number) => unknown;
+    check?: (t: Tenant, body: string) => boolean;
+    /** Memories each request writes (a batch): the row's memories per second. */
+    items?: number;
+    connections?: number;
+  },
 ): Promise<Phase> {
   const random = prng(name.length * 7919);
   let n = 0;
@@ -263,7 +282,7 @@ async function phase(
     return new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon({
       url: base,
-      connections: Number(args.connections),
+      connections: request.connections ?? Number(args.connections),
       duration: Number(args.seconds),
       requests: [
         {
@@ -296,6 +315,8 @@ async function phase(
     errors: errors + result.errors + result.timeouts,
     foreign,
     rps: Math.round(latencies.length / Number(args.seconds)),
+    memories_per_s: Math.round(((request.items ?? 1) * latencies.length) / Number(args.seconds)),
+    connections: request.connections ?? Number(args.connections),
     p50_ms: +percentile(latencies, 50).toFixed(1),
     p95_ms: +percentile(latencies, 95).toFixed(1),
     p99_ms: +percentile(latencies, 99).toFixed(1),
@@ -407,35 +428,74 @@ async function main(): Promise<void> {
   if (want('recall')) phases.push(await phase('recall (q, 2000 tokens)', base, pid, tenants, { method: 'GET', path: (_t, n) => `/v1/memory/recall?q=${q(n)}&max_tokens=2000` }));
   if (want('write')) {
     const run = Date.now().toString(36);
+    const writers = Number(args['write-connections']);
     phases.push(await phase('keyed write (new key)', base, pid, tenants, {
       method: 'POST',
       path: () => '/v1/memory',
       body: (t, n) => ({ category: 'note', key: `w${t.index}_${run}_${n}`, content: turns[n % turns.length], tags: [TAGS[n % TAGS.length]] }),
+      connections: writers,
+    }));
+    phases.push(await phase('keyed write (batch of 50)', base, pid, tenants, {
+      method: 'POST',
+      path: () => '/v1/memory/batch',
+      body: (t, n) => ({ items: Array.from({ length: 50 }, (_, i) => ({ category: 'note', key: `w${t.index}_${run}_b${n}_${i}`, content: turns[(n * 50 + i) % turns.length] })) }),
+      items: 50,
+      connections: writers,
     }));
   }
 
   let ann: Awaited<ReturnType<typeof annRecall>> | undefined;
   if (want('ann')) {
     const big = tenants[0] as Tenant;
-    ann = await annRecall(db, { tenantId: big.id, mindId: big.mindId, queries: queries.slice(0, 200), probes: DEFAULT_LIFECYCLE.retrieval.probes, exactBelow: DEFAULT_LIFECYCLE.retrieval.exact_scan_below });
+    ann = await annRecall(db, { tenantId: big.id, mindId: big.mindId, queries: queries.slice(0, Number(args['ann-queries'])), probes: DEFAULT_LIFECYCLE.retrieval.probes, exactBelow: DEFAULT_LIFECYCLE.retrieval.exact_scan_below });
     log(`ann: ${JSON.stringify(ann)}`);
   }
 
   child.kill('SIGTERM');
   await once(child, 'exit');
 
+  const hot = args.profile ? await topFunctions(args.profile) : undefined;
   let sweeps: Record<string, number> | undefined;
   if (args.sweeps) sweeps = await runSweeps(urls.app, tenants, Number(sizes.memories));
 
-  const out = { shape, tenants: tenantCount, per_tenant: perTenant, connections: Number(args.connections), seconds: Number(args.seconds), date: new Date().toISOString(), sizes, seed, phases, ann, sweeps };
+  const out = { shape, profile: hot, tenants: tenantCount, per_tenant: perTenant, connections: Number(args.connections), seconds: Number(args.seconds), date: new Date().toISOString(), sizes, seed, phases, ann, sweeps };
   process.stdout.write(`\n${shape}: ${sizes.memories} memories; table ${(sizes.table_bytes / 1048576).toFixed(0)} MB, ivfflat ${(sizes.vector_index_bytes / 1048576).toFixed(0)} MB, text index ${(sizes.text_index_bytes / 1048576).toFixed(0)} MB; ${args.connections} connections, ${args.seconds} s a phase\n`);
-  process.stdout.write('| phase | requests | errors | foreign | req/s | p50 ms | p95 ms | p99 ms | API CPU % | API RSS MB |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n');
-  for (const p of phases) process.stdout.write(`| ${p.phase} | ${p.requests} | ${p.errors} | ${p.foreign} | ${p.rps} | ${p.p50_ms} | ${p.p95_ms} | ${p.p99_ms} | ${p.api_cpu_pct} | ${p.api_rss_mb} |\n`);
+  process.stdout.write('| phase | clients | requests | errors | foreign | req/s | memories/s | p50 ms | p95 ms | p99 ms | API CPU % | API RSS MB |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n');
+  for (const p of phases) process.stdout.write(`| ${p.phase} | ${p.connections} | ${p.requests} | ${p.errors} | ${p.foreign} | ${p.rps} | ${p.phase.startsWith('keyed') ? p.memories_per_s : '-'} | ${p.p50_ms} | ${p.p95_ms} | ${p.p99_ms} | ${p.api_cpu_pct} | ${p.api_rss_mb} |\n`);
   if (ann) process.stdout.write(`ANN recall@10 ${ann.recall_at_10} (${ann.path}, ${ann.queries} queries): index p50 ${ann.index_p50_ms} / p95 ${ann.index_p95_ms} ms, exact p50 ${ann.exact_p50_ms} / p95 ${ann.exact_p95_ms} ms\n`);
   if (sweeps) process.stdout.write(`sweeps: ${JSON.stringify(sweeps)}\n`);
+  if (hot) {
+    process.stdout.write(`\nAPI CPU profile (${args.profile}), self time of the whole run:\n| function | where | self % |\n| --- | --- | --- |\n`);
+    for (const h of hot) process.stdout.write(`| ${h.name} | ${h.where} | ${h.self_pct} |\n`);
+  }
   if (args.json) await writeFile(args.json, JSON.stringify(out, null, 2));
   await db.end();
   await owner.destroy();
+}
+
+/** The 20 functions with the most self time in the newest .cpuprofile of `dir` (V8's sampling profiler, `node --cpu-prof`). */
+async function topFunctions(dir: string): Promise<{ name: string; where: string; self_pct: number }[]> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).sort();
+  const newest = files[files.length - 1];
+  if (!newest) return [];
+  const profile = JSON.parse(await readFile(`${dir}/${newest}`, 'utf8')) as { nodes: { callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }[] };
+  const self = new Map<string, number>();
+  let total = 0;
+  for (const n of profile.nodes) {
+    const hits = n.hitCount ?? 0;
+    total += hits;
+    const where = n.callFrame.url.replace(/^file:\/\//, '').replace(/^.*node_modules\//, '').replace(`${ROOT}/`, '');
+    const key = `${n.callFrame.functionName || '(anonymous)'}\u0000${where ? `${where}:${n.callFrame.lineNumber + 1}` : ''}`;
+    self.set(key, (self.get(key) ?? 0) + hits);
+  }
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 20)
+    .map(([key, hits]) => {
+      const [name, where] = key.split('\u0000') as [string, string];
+      return { name, where, self_pct: +((100 * hits) / Math.max(1, total)).toFixed(1) };
+    });
 }
 
 /** Forgetting then tiering over every tenant, in this process (the worker's code, from dist), at now + 30 days. */
