@@ -49,6 +49,14 @@ beforeAll(async () => {
       [tenant, mind],
     );
   }
+  // Many small minds beside the big one: the planner, taking tenant_id and mind_id as
+  // independent, would expect a handful of rows in the big mind.
+  await owner(
+    `with m as (insert into minds (tenant_id, id, name) select $1, gen_random_uuid(), 'small ' || g from generate_series(1, 300) g returning id)
+     insert into memories (tenant_id, id, mind_id, category, key, content, source, confidence, content_hash)
+     select $1, gen_random_uuid(), m.id, 'note', 'small_' || g, 'a small memory', 'agent', 0.7, md5(g::text) from m, generate_series(1, 5) g`,
+    [OTHER],
+  );
   await owner(`drop index memories_embedding_idx`);
   await owner(`create index memories_embedding_idx on memories using ivfflat (embedding vector_cosine_ops) with (lists = 4)`);
   await owner('analyze memories');
@@ -128,6 +136,17 @@ describe('plans of search', () => {
       }),
     );
     expect(seen.join('\n')).toMatch(/memories_temporal_idx/);
+    expect(seen.filter(seqScan)).toEqual([]);
+  });
+});
+
+describe('plans of access recording', () => {
+  it('a search\'s hits are updated by key, not found by reading the mind', async () => {
+    const memories = new MemoriesRepository();
+    const ids = (await ownerQuery(db)<{ id: string }>(`select id from memories where mind_id = $1 order by id limit 10`, [MIND])).map((r) => r.id);
+    const seen = await planned(() => new TenantDb(kysely).run(TENANT, (tx) => memories.recordAccess(tx, MIND, ids, new Date(), DEFAULT_LIFECYCLE)));
+    const update = seen.find((p) => p.includes('Update on memories')) ?? '';
+    expect(update).toMatch(/Index Scan using memories_pkey/);
     expect(seen.filter(seqScan)).toEqual([]);
   });
 });
