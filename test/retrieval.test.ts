@@ -76,6 +76,21 @@ describe('retrieval', () => {
     expect(both.body.items.some((m: { explain: { text: { rank: number | null } } }) => m.explain.text.rank !== null)).toBe(true);
   });
 
+  it('a mind that grew since its size was cached still ranks a rare word first by full text', async () => {
+    // The mind's size is cached for a minute, a new word's frequency is counted when first seen:
+    // a word in more memories than the cached size once got a negative idf (no full-text rank).
+    const mind = (await t.http().post('/v1/minds').set(asUser(f)).send({ name: 'growing' }).expect(201)).body.id as string;
+    const headers = asUser(f, mind);
+    const put = (key: string, content: string) => t.http().post('/v1/memory').set(headers).send({ category: 'note', key, content }).expect(201);
+    await put('first', 'an unrelated first memory');
+    await t.http().get('/v1/memory/search').query({ q: 'unrelated' }).set(headers).expect(200);
+    for (let i = 0; i < 6; i++) await put(`standup_${i}`, `team standup number ${i}`);
+    const needle = (await put('needle', 'team standup with the qwertzuiop vendor')).body.id;
+    const res = await t.http().get('/v1/memory/search').query({ q: 'team qwertzuiop', explain: true }).set(headers).expect(200);
+    expect(res.body.items[0]).toMatchObject({ id: needle, explain: { text: { rank: 1 } } });
+    for (const hit of res.body.items) if (hit.explain.text.rank !== null) expect(hit.explain.text.bm25).toBeGreaterThan(0);
+  });
+
   it('finds a Korean word with its particle through the embedding when full text cannot', async () => {
     const res = await search({ q: '데이터베이스를 골랐다', explain: true });
     expect(found(res)).toEqual([ids.korean]);
