@@ -5,8 +5,8 @@
  *
  *   npm run bench:scale -- --file ../shared/bench-data/locomo-dev.json --memories 1000000
  *   npm run bench:scale -- --file ../shared/bench-data/locomo-dev.json --tenants 1000 --per-tenant 1000
- *     [--seconds 15] [--connections 4] [--queries 500] [--ann-queries 100] [--sweeps] [--reuse]
- *     [--only search,vector,recall,write,ann] [--profile DIR] [--json out.json]
+ *     [--seconds 15] [--connections 4] [--write-connections 16] [--queries 500] [--ann-queries 100]
+ *     [--sweeps] [--reuse] [--only search,vector,recall,write,ann|seed-only] [--profile DIR] [--json out.json]
  *     [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--port 3950]
  *
  * Seeds a scratch database `engram_bench_scale_<shape>` (dropped and re-created unless `--reuse`
@@ -18,7 +18,8 @@
  * index is built with `lists` from the rows and the tables analysed.
  *
  * Measures, each for `--seconds` with `--connections` concurrent clients (random tenant per
- * request in the many-tenant shape): keyed writes (`POST /v1/memory`, new keys); hybrid search,
+ * request in the many-tenant shape; writes with `--write-connections`): keyed writes, one a
+ * request (`POST /v1/memory`, new keys) and 50 a request (`POST /v1/memory/batch`); hybrid search,
  * with and without filters; vector-only search (`mode=vector`); recall with a question and a
  * token budget; the API's CPU and memory (pidusage, sampled every 250 ms); ANN recall@10 of the
  * index against exact search (the statements search runs); and with `--sweeps`, the forgetting
@@ -413,7 +414,10 @@ async function main(): Promise<void> {
   const sizes = sizeRows[0];
 
   const pid = child.pid as number;
+  const PHASES = ['search', 'vector', 'recall', 'write', 'ann', 'seed-only'];
   const only = args.only ? new Set(args.only.split(',')) : null;
+  const unknown = [...(only ?? [])].filter((p) => !PHASES.includes(p));
+  if (unknown.length > 0) fail(`--only takes ${PHASES.join(', ')} (seed-only: seed and stop); not ${unknown.join(', ')}`);
   const want = (name: string) => !only || only.has(name);
   const q = (n: number) => encodeURIComponent(queries[n % queries.length] as string);
   const phases: Phase[] = [];
