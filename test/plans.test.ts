@@ -1,7 +1,7 @@
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import { Pool } from 'pg';
 import { DEFAULT_LIFECYCLE } from '@engram/memory';
-import { LifecycleSettings, MemoriesRepository, RetrievalRepository, TenantDb, TenantsRepository, type DB } from '@engram/db';
+import { LifecycleSettings, MemoriesRepository, RetrievalRepository, TenantDb, TenantsRepository, type DB, type VectorScan } from '@engram/db';
 import { LifecycleSweeps } from '@engram/consolidation';
 import { createTestDatabase, ownerQuery, type TestDatabase } from './support/test-db';
 
@@ -94,11 +94,12 @@ describe('plans of search', () => {
   const tenantDb = () => new TenantDb(kysely);
   const filter = () => ({ activeAt: new Date() });
   const vector = Array.from({ length: 768 }, (_, i) => Math.sin(i));
+  const options = (scan: VectorScan) => ({ bm25: { k1: 1.2, b: 0.75 }, scan, size: ROWS });
 
   it('a rare word is matched through the GIN index, and vectors through ivfflat in a large mind', async () => {
     const seen = await planned(() =>
       tenantDb().run(TENANT, (tx) =>
-        retrieval.search(tx, MIND, { q: 'the zeppelin', mode: 'any', vector }, filter(), 100, { bm25: { k1: 1.2, b: 0.75 }, scan: { exact: false, probes: 2 } }),
+        retrieval.search(tx, MIND, { q: 'the zeppelin', mode: 'any', vector }, filter(), 100, options({ exact: false, probes: 2 })),
       ),
     );
     const all = seen.join('\n');
@@ -109,7 +110,7 @@ describe('plans of search', () => {
 
   it('an exact vector scan reads the mind by its b-tree, not the table', async () => {
     const seen = await planned(() =>
-      tenantDb().run(TENANT, (tx) => retrieval.search(tx, MIND, { q: 'tea', mode: 'vector', vector }, filter(), 100, { bm25: { k1: 1.2, b: 0.75 }, scan: { exact: true } })),
+      tenantDb().run(TENANT, (tx) => retrieval.search(tx, MIND, { q: 'tea', mode: 'vector', vector }, filter(), 100, options({ exact: true }))),
     );
     const all = seen.join('\n');
     expect(all).toMatch(/memories_mind_id_idx|memories_mind_time_idx/);
@@ -120,7 +121,7 @@ describe('plans of search', () => {
   it('mode=all and filters keep to the indexes', async () => {
     const seen = await planned(() =>
       tenantDb().run(TENANT, (tx) =>
-        retrieval.search(tx, MIND, { q: 'zeppelin', mode: 'all', vector }, { ...filter(), category: 'note', tags: ['x'] }, 100, { bm25: { k1: 1.2, b: 0.75 }, scan: { exact: false, probes: 2 } }),
+        retrieval.search(tx, MIND, { q: 'zeppelin', mode: 'all', vector }, { ...filter(), category: 'note', tags: ['x'] }, 100, options({ exact: false, probes: 2 })),
       ),
     );
     expect(seen.join('\n')).toMatch(/memories_search_idx/);
@@ -130,7 +131,7 @@ describe('plans of search', () => {
   it('neighbours and hits are fetched by key', async () => {
     const seen = await planned(() =>
       tenantDb().run(TENANT, async (tx) => {
-        const found = await retrieval.search(tx, MIND, { q: 'owls', mode: 'any', vector: null }, filter(), 20, { bm25: { k1: 1.2, b: 0.75 }, scan: { exact: true } });
+        const found = await retrieval.search(tx, MIND, { q: 'owls', mode: 'any', vector: null }, filter(), 20, options({ exact: true }));
         plans.length = 0;
         return retrieval.candidates(tx, MIND, found.text, 2, filter(), { config: DEFAULT_LIFECYCLE, now: new Date() });
       }),

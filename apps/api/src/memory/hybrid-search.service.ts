@@ -21,9 +21,17 @@ export interface HybridHit {
 }
 
 const NEIGHBOUR_REACH = 2;
-const SIZE_CACHE_MS = 60_000;
-const STATS_CACHE_MS = 60_000;
+/** How long a mind's size and full-text statistics are kept before they are counted again. */
+const MIND_CACHE_MS = 60_000;
+/** Document frequencies kept per mind (they travel with every query). */
 const STATS_CACHE_WORDS = 1000;
+
+/** What search knows of a mind between counts: its size and, once searched by text, its statistics. */
+interface MindState {
+  until: number;
+  size: number;
+  text?: TextStats;
+}
 
 /**
  * Hybrid retrieval (DESIGN §6): BM25 full text and nearest embeddings bring candidates, their
@@ -34,8 +42,7 @@ const STATS_CACHE_WORDS = 1000;
  */
 @Injectable()
 export class HybridSearch {
-  private readonly sizes = new Map<string, { until: number; size: number }>();
-  private readonly textStats = new Map<string, { until: number; stats: TextStats }>();
+  private readonly minds = new Map<string, MindState>();
 
   constructor(
     private readonly retrieval: RetrievalRepository,
@@ -61,17 +68,12 @@ export class HybridSearch {
     options: { access?: boolean } = {},
   ): Promise<HybridHit[]> {
     const r = config.retrieval;
-    const scan = query.vector ? await this.scanFor(tx, mindId, config) : { exact: true as const };
-    const key = `${tx.tenantId}:${mindId}`;
-    const cached = this.textStats.get(key);
-    const known = cached && cached.until > Date.now() ? cached.stats : undefined;
-    const found = await this.retrieval.search(tx, mindId, query, query.filter, r.candidates, { bm25: { k1: r.bm25_k1, b: r.bm25_b }, scan, stats: known });
-    // Document frequencies change slowly: keep them a minute rather than count them per query.
-    // (A bounded number of words, since they travel with every query; `vector` counts none.)
-    if (query.mode !== 'vector') {
-      if (known && known.df.size < STATS_CACHE_WORDS) for (const [l, df] of found.stats.df) known.df.set(l, df);
-      else if (!known) this.textStats.set(key, { until: Date.now() + STATS_CACHE_MS, stats: found.stats });
-    }
+    const mind = await this.mindState(tx, mindId);
+    const scan: VectorScan = !query.vector || mind.size < r.exact_scan_below ? { exact: true } : { exact: false, probes: r.probes };
+    const found = await this.retrieval.search(tx, mindId, query, query.filter, r.candidates, { bm25: { k1: r.bm25_k1, b: r.bm25_b }, scan, size: mind.size, stats: mind.text });
+    // Document frequencies change slowly: keep them until the size is counted again rather than
+    // count them per query (`vector` counts none).
+    if (query.mode !== 'vector' && found.stats.df.size <= STATS_CACHE_WORDS) mind.text = found.stats;
     const text = found.text;
     const vector = found.vector.filter((h) => 1 - h.distance >= r.min_vector_similarity);
     const textById = new Map(text.map((h) => [h.id, h.bm25]));
@@ -102,14 +104,13 @@ export class HybridSearch {
     });
   }
 
-  private async scanFor(tx: TenantTx, mindId: string, config: LifecycleConfig): Promise<VectorScan> {
+  private async mindState(tx: TenantTx, mindId: string): Promise<MindState> {
     const key = `${tx.tenantId}:${mindId}`;
-    let cached = this.sizes.get(key);
-    if (!cached || cached.until < Date.now()) {
-      cached = { until: Date.now() + SIZE_CACHE_MS, size: await this.retrieval.mindSize(tx, mindId) };
-      this.sizes.set(key, cached);
+    let state = this.minds.get(key);
+    if (!state || state.until < Date.now()) {
+      state = { until: Date.now() + MIND_CACHE_MS, size: await this.retrieval.mindSize(tx, mindId) };
+      this.minds.set(key, state);
     }
-    if (cached.size < config.retrieval.exact_scan_below) return { exact: true };
-    return { exact: false, probes: config.retrieval.probes };
+    return state;
   }
 }

@@ -158,14 +158,15 @@ export class RetrievalRepository {
     query: { q: string; mode: MatchMode; vector: readonly number[] | null },
     filter: RetrievalFilter,
     limit: number,
-    options: { bm25: { k1: number; b: number }; scan: VectorScan; stats?: TextStats },
+    /** `size`: the mind's memories (a recent count); `stats`: full-text statistics kept from an earlier search. */
+    options: { bm25: { k1: number; b: number }; scan: VectorScan; size: number; stats?: TextStats },
   ): Promise<{ text: TextHit[]; vector: VectorHit[]; stats: TextStats }> {
     const empty: TextStats = { n: 0, avgdl: 1, df: new Map() };
     if (query.mode === 'vector') return { text: [], vector: query.vector ? await this.vectorOnly(tx, mindId, query.vector, filter, limit, options.scan) : [], stats: options.stats ?? empty };
     // Every part of this statement is built for an index (tenant and mind, GIN, temporal). On a
     // small table the planner still prefers scanning all of it, once per part: forbid that here.
     await sql`select set_config('enable_seqscan', 'off', true)`.execute(tx.trx);
-    const { lexemes, stats } = await this.textStats(tx, mindId, query.q, options.stats);
+    const { lexemes, stats } = await this.textStats(tx, mindId, query.q, options.size, options.stats);
     const branches: RawBuilder<unknown>[] = [];
     const any = query.mode === 'any' ? matchQuery(lexemes, stats.df) : null;
     // `all`: every result must match the web-search query (the filter says so too).
@@ -197,18 +198,15 @@ export class RetrievalRepository {
    * mean content length, and each new lexeme's document frequency (one statement per lexeme,
    * so that the planner sees the lexeme and picks the GIN index for rare ones).
    */
-  private async textStats(tx: TenantTx, mindId: string, q: string, known: TextStats | undefined): Promise<{ lexemes: string[]; stats: TextStats }> {
+  private async textStats(tx: TenantTx, mindId: string, q: string, size: number, known: TextStats | undefined): Promise<{ lexemes: string[]; stats: TextStats }> {
     const t = tx.tenantId;
     const { rows } = await sql<{ lexemes: string[] }>`select array(select distinct l from unnest(tsvector_to_array(to_tsvector('english', ${q}))) as l order by l) as lexemes`.execute(tx.trx);
     const lexemes = rows[0]?.lexemes ?? [];
     // A copy: the caller's cache decides what it keeps.
-    const stats: TextStats = known ? { ...known, df: new Map(known.df) } : { n: 0, avgdl: 1, df: new Map() };
+    const stats: TextStats = known ? { ...known, df: new Map(known.df) } : { n: size, avgdl: 1, df: new Map() };
     const sample = sql`(select content, search_vector from memories where tenant_id = ${t} and mind_id = ${mindId} order by id desc limit ${STATS_SAMPLE})`;
     if (!known) {
-      const { rows: mind } = await sql<{ n: number; avgdl: number }>`
-        select (select count(*)::int from memories where tenant_id = ${t} and mind_id = ${mindId}) as n,
-               (select coalesce(avg(length(content)), 1)::float8 from ${sample} s) as avgdl`.execute(tx.trx);
-      stats.n = mind[0]?.n ?? 0;
+      const { rows: mind } = await sql<{ avgdl: number }>`select coalesce(avg(length(content)), 1)::float8 as avgdl from ${sample} s`.execute(tx.trx);
       stats.avgdl = mind[0]?.avgdl ?? 1;
     }
     const capped: string[] = [];
