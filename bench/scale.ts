@@ -37,10 +37,10 @@ import autocannon from 'autocannon';
 import pidusage from 'pidusage';
 import { Client } from 'pg';
 import { migrateToLatest, openOwnerDatabase, rebuildVectorIndex, vectorLiteral } from '../libs/db/src';
-import { loadConfig } from '../libs/config/src';
+import { NO_SCHEDULES, loadConfig } from '../libs/config/src';
 import { HashingEmbedder } from '../libs/embeddings/src';
 import { DEFAULT_LIFECYCLE, contentHash, ivfflatLists } from '../libs/memory/src';
-import { NO_RATE_LIMITS, NO_SCHEDULES } from '../test/support/env';
+import { NO_RATE_LIMITS } from '../test/support/env';
 import { annRecall } from './ann-recall';
 import { failure, locomoCorpus, percentile, prng, scratchUrls } from './support';
 

@@ -22,12 +22,11 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import request from 'supertest';
-import { loadConfig } from '../libs/config/src';
+import { NO_SCHEDULES, loadConfig } from '../libs/config/src';
 import { DEFAULT_LIFECYCLE, contentHash, ivfflatLists } from '../libs/memory/src';
 import { sql } from 'kysely';
 import { migrateToLatest, openOwnerDatabase, tierSql, vectorLiteral } from '../libs/db/src';
 import { HashingEmbedder } from '../libs/embeddings/src';
-import { NO_SCHEDULES } from '../test/support/env';
 import { failure, locomoCorpus, percentile, prng, scratchUrls } from './support';
 
 const { values: args } = parseArgs({

@@ -17,7 +17,7 @@ import { OPENAPI_FILE, SCHEMA_FILE, openApiJson, schemaTypes } from './client-co
 const DIST = join(__dirname, '..', 'dist');
 
 async function main(): Promise<void> {
-  const { loadConfig } = (await import(`${DIST}/libs/config/src/index.js`)) as typeof import('../libs/config/src');
+  const { loadConfig, NO_SCHEDULES } = (await import(`${DIST}/libs/config/src/index.js`)) as typeof import('../libs/config/src');
   const { createApp, buildOpenApiDocument } = (await import(`${DIST}/apps/api/src/create-app.js`)) as typeof import('../apps/api/src/create-app');
   const dataDir = await mkdtemp(join(tmpdir(), 'engram-openapi-'));
   try {
@@ -27,12 +27,7 @@ async function main(): Promise<void> {
       ENGRAM_DATA_DIR: dataDir,
       LOG_LEVEL: 'silent',
       OPENAPI_ENABLED: 'true',
-      SLEEP_CYCLE_INTERVAL_MS: '0',
-      FORGETTING_INTERVAL_MS: '0',
-      TIERING_INTERVAL_MS: '0',
-      SYSTEMS_CONSOLIDATION_INTERVAL_MS: '0',
-      EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
-      VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
+      ...NO_SCHEDULES,
     });
     const app = await createApp(config);
     try {

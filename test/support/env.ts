@@ -17,14 +17,7 @@ export function databaseUrl(database: string, user?: string): string {
 }
 
 /** Configuration with every periodic job off: tests run background work themselves, when they mean to. */
-export const NO_SCHEDULES = {
-  SLEEP_CYCLE_INTERVAL_MS: '0',
-  FORGETTING_INTERVAL_MS: '0',
-  TIERING_INTERVAL_MS: '0',
-  SYSTEMS_CONSOLIDATION_INTERVAL_MS: '0',
-  EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
-  VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
-} as const;
+export { NO_SCHEDULES } from '../../libs/config/src/load-config';
 
 /** Configuration with the edge rate limits off (the suites send many requests from one client). */
 export const NO_RATE_LIMITS = {

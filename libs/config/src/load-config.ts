@@ -30,3 +30,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { issu
   }
   return parsed.data;
 }
+
+/**
+ * The environment that turns every periodic job off (each `*_INTERVAL_MS` = 0): for processes
+ * that run background work themselves or not at all (tests, benchmarks, client generation).
+ */
+export const NO_SCHEDULES = {
+  SLEEP_CYCLE_INTERVAL_MS: '0',
+  FORGETTING_INTERVAL_MS: '0',
+  TIERING_INTERVAL_MS: '0',
+  SYSTEMS_CONSOLIDATION_INTERVAL_MS: '0',
+  EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
+  VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
+} as const;
