@@ -3,8 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { sign } from 'jsonwebtoken';
-import type { Browser } from 'playwright-core';
-import { serveToBrowser } from './support/browser';
+import { useBrowser } from './support/browser';
 import { JobName, QUEUE_NAMES, QueueName } from '../libs/queues/src';
 import { TEST_REDIS_URL } from './support/env';
 import { createTenant, startTestApp, TEST_JWT_SECRET, type TenantFixture, type TestApp } from './support/test-app';
@@ -137,31 +136,21 @@ describe('admin dashboard (bull-board at /admin/queues)', () => {
   });
 
   describe('in a real headless chromium', () => {
-    let browser: Browser;
-    let base: string;
-
-    beforeAll(async () => {
-      ({ base, browser } = await serveToBrowser(t.app));
-    });
-
-    // Before the app closes: the browser's keep-alive connections would hold the server open.
-    afterAll(async () => {
-      await browser?.close();
-    });
+    const served = useBrowser(() => t.app);
 
     it('meets the sign-in page, signs in with the token and sees every queue and the waiting job', async () => {
-      const page = await browser.newPage();
-      const first = await page.goto(`${base}/admin/queues`);
+      const page = await served.browser().newPage();
+      const first = await page.goto(`${served.base()}/admin/queues`);
       expect(first?.status()).toBe(401);
       await page.getByLabel('Operator token').fill(OPERATOR_TOKEN);
-      await Promise.all([page.waitForURL(`${base}/admin/queues`), page.getByRole('button', { name: 'Sign in' }).click()]);
+      await Promise.all([page.waitForURL(`${served.base()}/admin/queues`), page.getByRole('button', { name: 'Sign in' }).click()]);
 
       await page.getByText('consolidation', { exact: true }).first().waitFor();
       await page.getByText('forgetting', { exact: true }).first().waitFor();
       const overview = await page.locator('body').innerText();
       for (const name of QUEUE_NAMES) expect(overview).toContain(name);
 
-      await page.goto(`${base}/admin/queues/queue/${QueueName.Tiering}?status=waiting`);
+      await page.goto(`${served.base()}/admin/queues/queue/${QueueName.Tiering}?status=waiting`);
       await page.getByText('dashboard-probe-job').first().waitFor();
       await page.close();
     });

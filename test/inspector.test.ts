@@ -2,8 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { serveToBrowser } from './support/browser';
+import { useBrowser } from './support/browser';
 import { chartJsFile } from '../apps/api/src/inspector/inspector';
 import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { ownerQuery } from './support/test-db';
@@ -140,27 +139,17 @@ describe('memory inspector (/inspector)', () => {
   });
 
   describe('in a real headless chromium', () => {
-    let browser: Browser;
-    let base: string;
-
-    beforeAll(async () => {
-      ({ base, browser } = await serveToBrowser(t.app));
-    });
-
-    // Before the app closes: the browser's keep-alive connections would hold the server open.
-    afterAll(async () => {
-      await browser?.close();
-    });
+    const served = useBrowser(() => t.app);
 
     it('signs in, picks the mind, shows the counts, opens a memory and draws its retention curve', async () => {
-      const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+      const page = await served.browser().newPage({ viewport: { width: 1200, height: 1400 } });
       const problems: string[] = [];
       page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
       page.on('console', (message) => {
         if (message.type() === 'error') problems.push(`console: ${message.text()}`);
       });
 
-      await page.goto(`${base}/inspector`);
+      await page.goto(`${served.base()}/inspector`);
       await page.getByLabel('E-mail').fill(f.email);
       await page.getByLabel('Password').fill('not the password');
       await page.getByRole('button', { name: 'Sign in' }).click();

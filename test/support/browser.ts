@@ -17,3 +17,22 @@ export async function serveToBrowser(app: INestApplication): Promise<{ base: str
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
   return { base, browser };
 }
+
+/**
+ * For a describe block: serves the app of `app()` to a headless chromium before its tests and
+ * closes the browser after them (before the app closes). @returns the block's browser and base URL
+ */
+export function useBrowser(app: () => INestApplication): { browser: () => Browser; base: () => string } {
+  let served: { base: string; browser: Browser } | undefined;
+  beforeAll(async () => {
+    served = await serveToBrowser(app());
+  });
+  afterAll(async () => {
+    await served?.browser.close();
+  });
+  const get = () => {
+    if (!served) throw new Error('useBrowser: the browser starts in beforeAll');
+    return served;
+  };
+  return { browser: () => get().browser, base: () => get().base };
+}
