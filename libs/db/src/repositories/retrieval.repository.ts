@@ -215,7 +215,8 @@ export class RetrievalRepository {
         select count(*)::int as df from engram_text_match(${t}, ${mindId}, ${lexemeQuery(l)}::tsquery, ${DF_COUNT_CAP})`.execute(tx.trx);
       const df = counted[0]?.df ?? 0;
       stats.df.set(l, df);
-      // The mind's size may come from a cache older than this count: it holds at least these.
+      // The mind's size may come from a cache older than this count: it holds at least these
+      // (so that BM25's idf stays positive).
       stats.n = Math.max(stats.n, df);
       if (df >= DF_COUNT_CAP) capped.push(l);
     }
@@ -253,12 +254,10 @@ export class RetrievalRepository {
    */
   private textSql(tx: TenantTx, mindId: string, match: RawBuilder<unknown>, lexemes: string[], stats: TextStats, filter: RetrievalFilter, limit: number, bm25: { k1: number; b: number }) {
     const t = tx.tenantId;
+    // Positive: textStats keeps n at least every df it counts or estimates.
     const idf = lexemes.map((l) => {
       const df = stats.df.get(l) ?? 0;
-      // Statistics counted at different moments (a cached size, a fresh frequency) must not make
-      // a word weigh less than nothing: BM25's idf is positive for df ≤ N.
-      const n = Math.max(stats.n, df);
-      return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      return Math.log(1 + (stats.n - df + 0.5) / (df + 0.5));
     });
     return sql`
       with idf as (select * from unnest(${lexemes}::text[], ${idf}::float8[]) as i(l, idf)),
