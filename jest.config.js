@@ -1,7 +1,7 @@
 /** @type {import('jest').Config} */
 const swc = ['@swc/jest', { swcrc: true }];
 const moduleNameMapper = {
-  '^@engram/(config|db|memory|llm|consolidation|embeddings|queues|metrics)$': '<rootDir>/libs/$1/src',
+  '^@engram/(config|db|memory|llm|services|jobs|embeddings|queues|metrics)$': '<rootDir>/libs/$1/src',
 };
 
 module.exports = {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { sign } from 'jsonwebtoken';
 import { useBrowser } from './support/browser';
-import { JobName, QUEUE_NAMES, QueueName } from '../libs/queues/src';
+import { JobName, QUEUE_NAMES, QueueName } from '@engram/queues';
 import { TEST_REDIS_URL } from './support/env';
 import { createTenant, startTestApp, TEST_JWT_SECRET, type TenantFixture, type TestApp } from './support/test-app';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import { loadConfig } from '../libs/config/src';
-import { JobName, QUEUE_NAMES, QueueName } from '../libs/queues/src';
+import { loadConfig } from '@engram/config';
+import { JobName, QUEUE_NAMES, QueueName } from '@engram/queues';
 import { createWorker } from '../apps/worker/src/create-worker';
 import { TEST_REDIS_URL, NO_SCHEDULES } from './support/env';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';

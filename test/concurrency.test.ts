@@ -1,6 +1,6 @@
-import { ManualClock } from '../libs/config/src';
-import { LifecycleJobs, LifecycleSweeps } from '../libs/consolidation/src';
-import { QueueName } from '../libs/queues/src';
+import { ManualClock } from '@engram/config';
+import { ForgettingJob, JobRegistry } from '@engram/jobs';
+import { QueueName } from '@engram/queues';
 import { ownerQuery } from './support/test-db';
 import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
@@ -139,16 +139,16 @@ describe('concurrency: consolidation, forgetting and accesses on the same memori
     // A day later: retention has decayed below the soft threshold for some, the STM time rules fire.
     clock.advance(26 * HOUR);
     const at = clock.now();
-    const jobs = t.app.get(LifecycleJobs);
-    const sweeps = t.app.get(LifecycleSweeps);
+    const jobs = t.app.get(JobRegistry);
+    const forgetting = t.app.get(ForgettingJob);
 
     const tasks: Promise<unknown>[] = [];
     const accessStatuses: number[] = [];
     let consolidated = 0;
     for (let round = 0; round < 8; round++) {
-      tasks.push(jobs.runForTenant(QueueName.Consolidation, f.tenantId, at).then((r) => (consolidated += r.consolidated ?? 0)));
-      tasks.push(jobs.runForTenant(QueueName.Forgetting, f.tenantId, at));
-      tasks.push(sweeps.forgetting(f.tenantId, at));
+      tasks.push(jobs.job(QueueName.Consolidation).run(f.tenantId, at).then((r) => (consolidated += r.consolidated ?? 0)));
+      tasks.push(jobs.job(QueueName.Forgetting).run(f.tenantId, at));
+      tasks.push(forgetting.run(f.tenantId, at));
       // Half the memories are read (an access reinforces, may promote and un-forget); the other half only fade.
       for (const id of ids.filter((_, i) => i % 2 === 0)) tasks.push(t.http().get(`/v1/memory/${id}`).set(round % 2 ? asAgent(f) : asUser(f)).then((r) => accessStatuses.push(r.status)));
       if (round % 3 === 0) {
@@ -190,9 +190,9 @@ describe('concurrency: consolidation, forgetting and accesses on the same memori
 
     // Retention within 0..1, and forgotten_at by the rules once the dust settles: a last sweep at
     // the same instant, then a second that finds nothing more to do (idempotent).
-    const settle = await sweeps.forgetting(f.tenantId, at);
-    const again = await sweeps.forgetting(f.tenantId, at);
-    expect(again).toEqual({ snapshotted: 0, softForgotten: 0, evicted: 0, expired: 0 });
+    const settle = await forgetting.run(f.tenantId, at);
+    const again = await forgetting.run(f.tenantId, at);
+    expect(again).toEqual({ snapshotted: 0, soft_forgotten: 0, evicted: 0, expired: 0 });
     const out = await sql<{ n: string }>(
       `select count(*) as n from memories where tenant_id = $1 and current_retention is not null and (current_retention < 0 or current_retention > 1)`,
       [f.tenantId],

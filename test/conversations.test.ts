@@ -1,5 +1,5 @@
-import { ManualClock } from '../libs/config/src';
-import { InProcessScheduler } from '../libs/consolidation/src';
+import { ManualClock } from '@engram/config';
+import { InProcessScheduler } from '@engram/jobs';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
 describe('conversation stream: attention, STM, consolidation (seed 000)', () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Job, Queue } from 'bullmq';
 import { Client } from 'pg';
-import { JOB_OPTIONS, JobName, QUEUE_NAMES, QueueName, tenantJobId, type TenantPayload } from '../libs/queues/src';
+import { JOB_OPTIONS, JobName, QUEUE_NAMES, QueueName, tenantJobId, type TenantPayload } from '@engram/queues';
 import { buildApps, spawnService, waitFor, type ChildService } from './support/child-service';
 import { NO_SCHEDULES, TEST_REDIS_URL } from './support/env';
 import { createTestDatabase, type TestDatabase } from './support/test-db';
@@ -178,7 +178,7 @@ describe('worker crash safety', () => {
   /** The tenant's forgetting job of one (made-up) fan-out, as the fan-out enqueues it. */
   const enqueueSweep = async (q: Queue, fanOutId: string): Promise<string> => {
     const jobId = tenantJobId(QueueName.Forgetting, TENANT, fanOutId);
-    await q.add(JobName.Tenant, { tenantId: TENANT, at: AT } satisfies TenantPayload, { ...JOB_OPTIONS, jobId });
+    await q.add(JobName.Forgetting, { tenantId: TENANT, at: AT } satisfies TenantPayload, { ...JOB_OPTIONS, jobId });
     return jobId;
   };
 

@@ -1,4 +1,4 @@
-import { compressContent } from '../libs/db/src/compact-content';
+import { compressContent } from '@engram/db';
 import { asAgent, asUser, createTenant, type TenantFixture, type TestApp, startTestApp } from './support/test-app';
 import { ownerQuery } from './support/test-db';
 

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { sql } from 'kysely';
 import request from 'supertest';
-import { DATABASE, DATABASE_HANDLE, openDatabase } from '../libs/db/src';
-import { loadConfig, systemClock } from '../libs/config/src';
-import { VectorIndexUpkeep } from '../libs/consolidation/src';
+import { DATABASE, DATABASE_HANDLE, openDatabase } from '@engram/db';
+import { loadConfig, systemClock } from '@engram/config';
+import { VectorIndexUpkeep } from '@engram/jobs';
 import { createApp } from '../apps/api/src/create-app';
 
 // With no DATABASE_URL the whole service runs in one process on PGlite (+pgvector), migrating

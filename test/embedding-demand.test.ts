@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import { loadConfig } from '../libs/config/src';
-import { QUEUE_NAMES, QueueName } from '../libs/queues/src';
+import { loadConfig } from '@engram/config';
+import { QUEUE_NAMES, QueueName } from '@engram/queues';
 import { createWorker } from '../apps/worker/src/create-worker';
 import { NO_SCHEDULES, TEST_REDIS_URL } from './support/env';
 import { FakeEmbeddingsServer } from './support/fake-embeddings-server';

@@ -1,11 +1,16 @@
 import { createServer } from 'node:net';
 import { Client } from 'pg';
-import { ManualClock, type Clock } from '../libs/config/src';
-import { EmbeddingBackfill } from '../libs/consolidation/src';
-import { TenantDb } from '../libs/db/src';
-import { EMBEDDER, EmbeddingError, HashingEmbedder, OpenAiEmbedder, type Embedder, type OpenAiEmbedderOptions } from '../libs/embeddings/src';
+import { ManualClock, type Clock } from '@engram/config';
+import { EmbeddingBackfillJob } from '@engram/jobs';
+import { EmbeddingsRepository, TenantDb, TenantsRepository } from '@engram/db';
+import { EMBEDDER, EmbeddingError, HashingEmbedder, OpenAiEmbedder, type Embedder, type OpenAiEmbedderOptions } from '@engram/embeddings';
 import { FakeEmbeddingsServer } from './support/fake-embeddings-server';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+
+/** A backfill of its own (another process: its own model checks), with `embedder` and `clock`. */
+function backfillWith(t: TestApp, embedder: Embedder, clock: Clock): EmbeddingBackfillJob {
+  return new EmbeddingBackfillJob(t.app.get(TenantDb), t.app.get(EmbeddingsRepository), t.app.get(TenantsRepository), embedder, clock);
+}
 
 const dot = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * (b[i] as number), 0);
 const norm = (v: number[]) => Math.sqrt(dot(v, v));
@@ -141,12 +146,12 @@ describe('OpenAiEmbedder against an OpenAI-compatible endpoint', () => {
 
 /** The API and the backfill, against the fake provider. */
 function withApp(env: Record<string, string>) {
-  const ctx = {} as { t: TestApp; f: TenantFixture; backfill: EmbeddingBackfill };
+  const ctx = {} as { t: TestApp; f: TenantFixture; backfill: EmbeddingBackfillJob };
   beforeAll(async () => {
     fake.reset();
     ctx.t = await startTestApp({ EMBEDDINGS_URL: fake.url, EMBEDDINGS_MODEL: 'fake-embed-1', ...env });
     ctx.f = await createTenant(ctx.t, 'embeddings');
-    ctx.backfill = ctx.t.app.get(EmbeddingBackfill);
+    ctx.backfill = ctx.t.app.get(EmbeddingBackfillJob);
   });
   afterAll(() => ctx.t.close());
   return ctx;
@@ -283,7 +288,7 @@ describe('texts the provider refuses', () => {
     expect(hits.map((h: { id: string }) => h.id)).toEqual([ids.poison]);
 
     // A restart (a new backfill) gives it another chance: the provider now takes it.
-    const restarted = new EmbeddingBackfill(ctx.t.app.get(TenantDb), ctx.t.app.get(EMBEDDER), new ManualClock('2031-01-01T00:00:00.000Z'));
+    const restarted = backfillWith(ctx.t, ctx.t.app.get(EMBEDDER), new ManualClock('2031-01-01T00:00:00.000Z'));
     expect(await restarted.runOnce()).toBe(1);
     expect(await status('poison')).toBe('ready');
   });
@@ -339,7 +344,7 @@ describe('a change of embedding model', () => {
       },
     };
     const clock: Clock = new ManualClock('2031-02-03T04:05:06.000Z');
-    const backfill = new EmbeddingBackfill(t.app.get(TenantDb), other, clock);
+    const backfill = backfillWith(t, other, clock);
 
     expect(await backfill.runOnce()).toBe(1);
     expect(embedded).toEqual(['Drinks genmaicha']);
@@ -359,7 +364,7 @@ describe('a change of embedding model', () => {
         throw new EmbeddingError('provider down', 'outage');
       },
     };
-    expect(await new EmbeddingBackfill(t.app.get(TenantDb), down, new ManualClock('2031-02-03T04:05:06.000Z')).runOnce()).toBe(0);
+    expect(await backfillWith(t, down, new ManualClock('2031-02-03T04:05:06.000Z')).runOnce()).toBe(0);
     const waiting = await t.http().get(`/v1/memory/${created.body.id}`).set(asAgent(f)).expect(200);
     expect(waiting.body).toMatchObject({ embedding_status: 'pending', embedding_model: 'third-model-v3', embedded_at: null });
     const hits = await t.http().get('/v1/memory/search').query({ q: 'wooden boat', explain: 'true' }).set(asAgent(f)).expect(200);

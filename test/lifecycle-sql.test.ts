@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Pool } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { MemoriesRepository, TenantDb, evictableSql, movesToNeocortexSql, retentionNowSql, tierSql, type DB } from '../libs/db/src';
+import { MemoriesRepository, TenantDb, evictableSql, movesToNeocortexSql, retentionNowSql, tierSql, type DB } from '@engram/db';
 import {
   MEMORY_LAYERS,
   MEMORY_PRIORITIES,
@@ -17,7 +17,7 @@ import {
   reviewSchedule,
   type LifecycleConfig,
   type RetentionState,
-} from '../libs/memory/src';
+} from '@engram/memory';
 import { createTestDatabase, type TestDatabase } from './support/test-db';
 
 // One definition of the forgetting maths: the SQL that sweeps and accesses run must agree with

@@ -1,4 +1,4 @@
-import { ManualClock } from '../libs/config/src';
+import { ManualClock } from '@engram/config';
 import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
 const HOUR = 3_600_000;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { INestApplicationContext } from '@nestjs/common';
-import { loadConfig } from '../libs/config/src';
-import { InProcessScheduler } from '../libs/consolidation/src';
-import { JobName, QUEUE_NAMES, QueueName } from '../libs/queues/src';
+import { loadConfig } from '@engram/config';
+import { InProcessScheduler } from '@engram/jobs';
+import { JobName, QUEUE_JOBS, QUEUE_NAMES, QueueName } from '@engram/queues';
 import { createWorker } from '../apps/worker/src/create-worker';
 import { WorkerMetricsServer } from '../apps/worker/src/metrics-server';
 import { TEST_REDIS_URL, NO_SCHEDULES } from './support/env';
@@ -249,9 +249,9 @@ describe('Prometheus /metrics', () => {
         // One fan-out and one job per tenant (two tenants), in each queue.
         for (const queue of [QueueName.Tiering, QueueName.Forgetting]) {
           expect([queue, value(samples, 'engram_jobs_completed_total', { queue })]).toEqual([queue, 3]);
-          expect([queue, value(samples, 'engram_job_duration_seconds_count', { queue, job: 'fan-out' })]).toEqual([queue, 1]);
-          expect([queue, value(samples, 'engram_job_duration_seconds_count', { queue, job: 'tenant' })]).toEqual([queue, 2]);
-          expect(value(samples, 'engram_job_duration_seconds_sum', { queue, job: 'tenant' })).toBeGreaterThan(0);
+          expect([queue, value(samples, 'engram_job_duration_seconds_count', { queue, job: JobName.FanOut })]).toEqual([queue, 1]);
+          expect([queue, value(samples, 'engram_job_duration_seconds_count', { queue, job: QUEUE_JOBS[queue as QueueName] })]).toEqual([queue, 2]);
+          expect(value(samples, 'engram_job_duration_seconds_sum', { queue, job: QUEUE_JOBS[queue as QueueName] })).toBeGreaterThan(0);
           expect(value(samples, 'engram_jobs_failed_total', { queue })).toBeUndefined();
         }
         expect(value(samples, 'engram_memories_soft_forgotten_total')).toBe(1);
@@ -280,13 +280,13 @@ describe('Prometheus /metrics', () => {
 
     it('counts a failed job, its run time, and the failed job in the queue', async () => {
       const q = driver.queue(QueueName.Tiering);
-      const bad = await q.add(JobName.Tenant, { tenantId: 'not-a-tenant', at: new Date().toISOString() }, { jobId: 'bad-tenant', attempts: 1 });
+      const bad = await q.add(JobName.Tiering, { tenantId: 'not-a-tenant', at: new Date().toISOString() }, { jobId: 'bad-tenant', attempts: 1 });
       await expect(bad.waitUntilFinished(driver.queueEvents(QueueName.Tiering), 30_000)).rejects.toThrow(/tenant/);
       await eventually(async () => {
         const { samples } = await scrape();
         expect(value(samples, 'engram_jobs_failed_total', { queue: 'tiering' })).toBe(1);
         expect(value(samples, 'engram_jobs_completed_total', { queue: 'tiering' })).toBe(3);
-        expect(value(samples, 'engram_job_duration_seconds_count', { queue: 'tiering', job: 'tenant' })).toBe(3);
+        expect(value(samples, 'engram_job_duration_seconds_count', { queue: 'tiering', job: JobName.Tiering })).toBe(3);
         expect(value(samples, 'engram_queue_jobs', { queue: 'tiering', state: 'failed' })).toBe(1);
       });
     });

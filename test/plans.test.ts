@@ -1,8 +1,11 @@
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import { Pool } from 'pg';
-import { DEFAULT_LIFECYCLE } from '@engram/memory';
-import { LifecycleSettings, MemoriesRepository, RetrievalRepository, TenantDb, TenantsRepository, type DB, type VectorScan } from '@engram/db';
-import { LifecycleSweeps } from '@engram/consolidation';
+import { systemClock } from '@engram/config';
+import { MemoriesRepository, MemorySweepsRepository, RetrievalRepository, TenantDb, TenantsRepository, type DB, type MatchMode, type MemoryFilter, type TenantTx, type VectorScan } from '@engram/db';
+import type { RequestEmbedder } from '@engram/embeddings';
+import { ForgettingJob, TieringJob } from '@engram/jobs';
+import { DEFAULT_LIFECYCLE, type LifecycleConfig } from '@engram/memory';
+import { HybridSearch, LifecycleSettings } from '@engram/services';
 import { createTestDatabase, ownerQuery, type TestDatabase } from './support/test-db';
 
 // Plan checks (issue 7 §4): the statements search and the sweeps run, with the planner's
@@ -94,12 +97,22 @@ describe('plans of search', () => {
   const tenantDb = () => new TenantDb(kysely);
   const filter = () => ({ activeAt: new Date() });
   const vector = Array.from({ length: 768 }, (_, i) => Math.sin(i));
-  const options = (scan: VectorScan) => ({ bm25: { k1: 1.2, b: 0.75 }, scan, size: ROWS });
+  // The search the API runs (text statistics included), with the scan forced: at 4000 rows the
+  // service would scan vectors exactly.
+  const hybrid = new HybridSearch(retrieval, new MemoriesRepository(), {} as RequestEmbedder, systemClock);
+  const configFor = (scan: VectorScan): LifecycleConfig => ({
+    ...DEFAULT_LIFECYCLE,
+    retrieval: { ...DEFAULT_LIFECYCLE.retrieval, exact_scan_below: scan.exact ? 100_000_000 : 0, probes: scan.exact ? 1 : scan.probes },
+  });
+  const search = (tx: TenantTx, q: string, mode: MatchMode, vec: number[] | null, f: MemoryFilter, limit: number, scan: VectorScan) =>
+    hybrid.search(tx, MIND, { q, mode, vector: vec, filter: f, limit }, configFor(scan), { access: false });
+  // The mind's size is counted once a minute, outside what these plans are about.
+  beforeAll(() => tenantDb().run(TENANT, (tx) => search(tx, 'tea', 'vector', null, filter(), 1, { exact: true })));
 
   it('a rare word is matched through the GIN index, and vectors through ivfflat in a large mind', async () => {
     const seen = await planned(() =>
       tenantDb().run(TENANT, (tx) =>
-        retrieval.search(tx, MIND, { q: 'the zeppelin', mode: 'any', vector }, filter(), 100, options({ exact: false, probes: 2 })),
+        search(tx, 'the zeppelin', 'any', vector, filter(), 100, { exact: false, probes: 2 }),
       ),
     );
     const all = seen.join('\n');
@@ -110,7 +123,7 @@ describe('plans of search', () => {
 
   it('an exact vector scan reads the mind by its b-tree, not the table', async () => {
     const seen = await planned(() =>
-      tenantDb().run(TENANT, (tx) => retrieval.search(tx, MIND, { q: 'tea', mode: 'vector', vector }, filter(), 100, options({ exact: true }))),
+      tenantDb().run(TENANT, (tx) => search(tx, 'tea', 'vector', vector, filter(), 100, { exact: true })),
     );
     const all = seen.join('\n');
     expect(all).toMatch(/memories_mind_id_idx|memories_mind_time_idx/);
@@ -121,7 +134,7 @@ describe('plans of search', () => {
   it('mode=all and filters keep to the indexes', async () => {
     const seen = await planned(() =>
       tenantDb().run(TENANT, (tx) =>
-        retrieval.search(tx, MIND, { q: 'zeppelin', mode: 'all', vector }, { ...filter(), category: 'note', tags: ['x'] }, 100, options({ exact: false, probes: 2 })),
+        search(tx, 'zeppelin', 'all', vector, { ...filter(), category: 'note', tags: ['x'], mustMatch: 'zeppelin' }, 100, { exact: false, probes: 2 }),
       ),
     );
     expect(seen.join('\n')).toMatch(/memories_search_idx/);
@@ -131,7 +144,8 @@ describe('plans of search', () => {
   it('neighbours and hits are fetched by key', async () => {
     const seen = await planned(() =>
       tenantDb().run(TENANT, async (tx) => {
-        const found = await retrieval.search(tx, MIND, { q: 'owls', mode: 'any', vector: null }, filter(), 20, options({ exact: true }));
+        const stats = { n: ROWS, avgdl: 40, df: new Map([['owl', ROWS / 4]]) };
+        const found = await retrieval.search(tx, MIND, { q: 'owls', mode: 'any', vector: null, lexemes: ['owl'], stats }, filter(), 20, { bm25: { k1: 1.2, b: 0.75 }, scan: { exact: true } });
         plans.length = 0;
         return retrieval.candidates(tx, MIND, found.text, 2, filter(), { config: DEFAULT_LIFECYCLE, now: new Date() });
       }),
@@ -155,15 +169,16 @@ describe('plans of access recording', () => {
 describe('plans of the sweeps', () => {
   it('forgetting and tiering find their rows by index, with sequential scans priced out as on a large table', async () => {
     const tenantDb = new TenantDb(kysely);
-    const sweeps = new LifecycleSweeps(tenantDb, new LifecycleSettings(new TenantsRepository(), tenantDb));
+    const settings = new LifecycleSettings(new TenantsRepository(), new MemoriesRepository(), tenantDb);
+    const [forgetting, tiering] = [new ForgettingJob(tenantDb, new MemorySweepsRepository(), settings), new TieringJob(tenantDb, new MemorySweepsRepository(), settings)];
     // At 4000 rows a sequential scan is cheapest; priced out, the planner shows whether an
     // index path exists (a plan that still scans the table has none).
     await kysely.executeQuery(CompiledQuery.raw(`select set_config('enable_seqscan', 'off', false)`));
     try {
       const at = new Date(Date.now() + 60 * 86_400_000);
       const seen = await planned(async () => {
-        await sweeps.forgetting(TENANT, at);
-        await sweeps.tiering(TENANT, at);
+        await forgetting.run(TENANT, at);
+        await tiering.run(TENANT, at);
       });
       expect(seen.length).toBeGreaterThan(3);
       expect(seen.filter(seqScan)).toEqual([]);

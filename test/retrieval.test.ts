@@ -1,10 +1,10 @@
 import { countTokens } from 'gpt-tokenizer';
 import { sql } from 'kysely';
 import { Client } from 'pg';
-import { systemClock } from '../libs/config/src';
-import { DATABASE_HANDLE, readVectorIndexState, type DatabaseHandle } from '../libs/db/src';
-import { VectorIndexUpkeep } from '../libs/consolidation/src';
-import { HashingEmbedder } from '../libs/embeddings/src';
+import { systemClock } from '@engram/config';
+import { DATABASE_HANDLE, readVectorIndexState, type DatabaseHandle } from '@engram/db';
+import { VectorIndexUpkeep } from '@engram/jobs';
+import { HashingEmbedder } from '@engram/embeddings';
 import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
 // Hybrid search, ?explain, filters and token-budgeted recall against the real Postgres + pgvector

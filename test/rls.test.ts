@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Pool } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { TenantDb, type DB } from '../libs/db/src';
+import { TenantDb, type DB } from '@engram/db';
 import { createTestDatabase, type TestDatabase } from './support/test-db';
 
 // Row-level security is the second wall between tenants (the first: every repository scopes by

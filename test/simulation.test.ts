@@ -1,7 +1,7 @@
 import { Client } from 'pg';
-import { ManualClock } from '../libs/config/src';
-import { LifecycleSweeps } from '../libs/consolidation/src';
-import { DEFAULT_LIFECYCLE, classifyLayer, layerStrengthDays, retentionAt } from '../libs/memory/src';
+import { ManualClock } from '@engram/config';
+import { ForgettingJob } from '@engram/jobs';
+import { DEFAULT_LIFECYCLE, classifyLayer, layerStrengthDays, retentionAt } from '@engram/memory';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
 const DAY = 86_400_000;
@@ -32,7 +32,7 @@ describe('90-day simulation on an injectable clock', () => {
   });
 
   it('forgets what the curve says, reinforces and promotes what is used, never forgets the critical', async () => {
-    const sweep = t.app.get(LifecycleSweeps);
+    const sweep = t.app.get(ForgettingJob);
     const plan = [
       { kind: 'low', importance: 0.2 },
       { kind: 'mid', importance: 0.65 },
@@ -71,7 +71,7 @@ describe('90-day simulation on an injectable clock', () => {
         for (const id of accessed) await t.http().get(`/v1/memory/${id}`).set(asAgent(f)).expect(200);
       }
       clock.set(new Date(start + day * DAY + 16 * 3_600_000));
-      await sweep.softForget(f.tenantId, clock.now());
+      await sweep.run(f.tenantId, clock.now());
       sweeps.push(clock.now().getTime());
     }
     expect(messages).toBe(360);

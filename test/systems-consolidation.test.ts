@@ -1,5 +1,4 @@
-import { LifecycleJobs } from '../libs/consolidation/src';
-import { QueueName } from '../libs/queues/src';
+import { SystemsConsolidationJob } from '@engram/jobs';
 import { fakeLlm } from './support/fake-llm';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { ownerQuery } from './support/test-db';
@@ -41,7 +40,7 @@ describe('systems consolidation: episodes generalised into semantic memories', (
   });
 
   it('generalises a cluster of old episodes into one semantic memory, linked both ways', async () => {
-    const report = await t.app.get(LifecycleJobs).runForTenant(QueueName.SystemsConsolidation, f.tenantId, now);
+    const report = await t.app.get(SystemsConsolidationJob).run(f.tenantId, now);
     expect(report).toEqual({ moved_to_neocortex: 4, generalised: 1 });
 
     const [semantic] = await owner<{ id: string; content: string; memory_type: string; layer: string; storage_location: string; association_graph: { generalises: string[] }; payload: { learning: { generalised_by: string } }; tags: string[] }>(
@@ -68,7 +67,7 @@ describe('systems consolidation: episodes generalised into semantic memories', (
 
   it('a second run adds nothing', async () => {
     const before = await owner<{ n: number }>('select count(*)::int as n from memories');
-    expect(await t.app.get(LifecycleJobs).runForTenant(QueueName.SystemsConsolidation, f.tenantId, now)).toEqual({ moved_to_neocortex: 0, generalised: 0 });
+    expect(await t.app.get(SystemsConsolidationJob).run(f.tenantId, now)).toEqual({ moved_to_neocortex: 0, generalised: 0 });
     expect(await owner<{ n: number }>('select count(*)::int as n from memories')).toEqual(before);
   });
 });
@@ -105,7 +104,7 @@ describe('systems consolidation with an LLM: its one-sentence generalisation, ex
 
   it('stores the LLM sentence, trimmed, and sends it the episodes with their dates', async () => {
     await episodes('run', 'went running along the river before work');
-    expect(await t.app.get(LifecycleJobs).runForTenant(QueueName.SystemsConsolidation, f.tenantId, now)).toEqual({ moved_to_neocortex: 3, generalised: 1 });
+    expect(await t.app.get(SystemsConsolidationJob).run(f.tenantId, now)).toEqual({ moved_to_neocortex: 3, generalised: 1 });
     const rows = await owner<{ content: string; by: string }>(`select content, payload->'learning'->>'generalised_by' as by from memories where key like 'generalised_%'`);
     expect(rows).toEqual([{ content: 'Melanie runs along the river before work most mornings.', by: 'llm' }]);
     const call = llm.calls.find((c) => c.prompt.includes('one semantic memory'));
@@ -115,7 +114,7 @@ describe('systems consolidation with an LLM: its one-sentence generalisation, ex
   it('falls back to the extractive generalisation when the LLM fails', async () => {
     failing = true;
     await episodes('paint', 'painted the sunrise over the lake');
-    expect(await t.app.get(LifecycleJobs).runForTenant(QueueName.SystemsConsolidation, f.tenantId, now)).toEqual({ moved_to_neocortex: 3, generalised: 1 });
+    expect(await t.app.get(SystemsConsolidationJob).run(f.tenantId, now)).toEqual({ moved_to_neocortex: 3, generalised: 1 });
     const rows = await owner<{ content: string; by: string }>(
       `select content, payload->'learning'->>'generalised_by' as by from memories where key like 'generalised_%' and content like '%sunrise%'`,
     );

@@ -1,4 +1,4 @@
-import { EmbeddingBackfill, LifecycleSweeps } from '../libs/consolidation/src';
+import { EmbeddingBackfillJob, ForgettingJob, TieringJob } from '@engram/jobs';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { ownerQuery } from './support/test-db';
 import { TEST_REDIS_URL } from './support/env';
@@ -55,7 +55,7 @@ describe('tiering: storage by tier', () => {
   });
 
   it('compacts cold and archived memories, drops archived vectors, leaves hot ones alone', async () => {
-    const report = await t.app.get(LifecycleSweeps).tiering(f.tenantId, now);
+    const report = await t.app.get(TieringJob).run(f.tenantId, now);
     expect(report).toEqual({ retiered: 2, compacted: 2, expanded: 0, archived: 1, unarchived: 0 });
 
     const story = await row('story');
@@ -67,7 +67,7 @@ describe('tiering: storage by tier', () => {
     expect(await row('today')).toMatchObject({ tier: 'hot', compacted: false, content: 'Bought a new kettle', z_bytes: null, has_vector: true });
 
     // Running it again changes nothing.
-    expect(await t.app.get(LifecycleSweeps).tiering(f.tenantId, now)).toEqual({ retiered: 0, compacted: 0, expanded: 0, archived: 0, unarchived: 0 });
+    expect(await t.app.get(TieringJob).run(f.tenantId, now)).toEqual({ retiered: 0, compacted: 0, expanded: 0, archived: 0, unarchived: 0 });
   });
 
   it('answers with the full text at every tier', async () => {
@@ -84,18 +84,18 @@ describe('tiering: storage by tier', () => {
     expect(hit).toMatchObject({ content: STORY });
 
     expect(await row('story')).toMatchObject({ tier: 'warm', embedding_status: 'pending' });
-    await t.app.get(EmbeddingBackfill).runForTenant(f.tenantId);
+    await t.app.get(EmbeddingBackfillJob).embedTenant(f.tenantId);
     expect(await row('story')).toMatchObject({ has_vector: true, embedding_status: 'ready' });
 
     // Used once in 400 days, it is archived again by the next sweep.
-    const report = await t.app.get(LifecycleSweeps).tiering(f.tenantId, now);
+    const report = await t.app.get(TieringJob).run(f.tenantId, now);
     expect(report).toMatchObject({ retiered: 1, archived: 1 });
     expect(await row('story')).toMatchObject({ tier: 'archive', compacted: true, content: FIRST, has_vector: false });
   });
 
   it('expands a memory whose use makes it warm or hot again', async () => {
     await owner(`update memories set access_count = 5000 where key = 'habit'`);
-    expect(await t.app.get(LifecycleSweeps).tiering(f.tenantId, now)).toMatchObject({ retiered: 1, expanded: 1 });
+    expect(await t.app.get(TieringJob).run(f.tenantId, now)).toMatchObject({ retiered: 1, expanded: 1 });
     expect(await row('habit')).toMatchObject({ tier: 'hot', compacted: false, content: HABIT, z_bytes: null, has_vector: true });
   });
 
@@ -116,16 +116,16 @@ describe('tiering: storage by tier', () => {
         .send({ category: 'note', key: 'imported', content: 'Caroline once wore a green scarf', importance: 0.1, occurred_at: new Date(now.getTime() - 400 * DAY).toISOString() })
         .expect(201)
     ).body.id as string;
-    const sweeps = t.app.get(LifecycleSweeps);
-    await sweeps.tiering(f.tenantId, now);
-    await sweeps.forgetting(f.tenantId, now);
+    const [tiering, forgetting] = [t.app.get(TieringJob), t.app.get(ForgettingJob)];
+    await tiering.run(f.tenantId, now);
+    await forgetting.run(f.tenantId, now);
     // Its retention is ~0 on event time: soft-forgotten (restorable), but kept, hot, in full.
     expect(await row('imported')).toMatchObject({ tier: 'hot', compacted: false });
     expect((await owner<{ forgotten: boolean }>(`select forgotten_at is not null as forgotten from memories where id = $1`, [id]))[0]).toEqual({ forgotten: true });
 
     const later = new Date(now.getTime() + 31 * DAY);
-    await sweeps.tiering(f.tenantId, later);
-    expect((await sweeps.forgetting(f.tenantId, later)).evicted).toBeGreaterThanOrEqual(1);
+    await tiering.run(f.tenantId, later);
+    expect((await forgetting.run(f.tenantId, later)).evicted).toBeGreaterThanOrEqual(1);
     expect(await owner(`select 1 from memories where id = $1`, [id])).toEqual([]);
     expect(await owner<{ reason: string }>(`select reason from memory_tombstones where memory_id = $1`, [id])).toEqual([{ reason: 'evicted' }]);
   });

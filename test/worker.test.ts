@@ -1,7 +1,7 @@
-import { loadConfig } from '../libs/config/src';
+import { loadConfig } from '@engram/config';
 import { createWorker, WorkerConfigError } from '../apps/worker/src/create-worker';
 import { RedisConnection } from '../apps/worker/src/redis.provider';
-import { DATABASE } from '../libs/db/src';
+import { DATABASE } from '@engram/db';
 import { sql } from 'kysely';
 import { TEST_REDIS_URL } from './support/env';
 import { createTestDatabase } from './support/test-db';

@@ -17,7 +17,7 @@ export function databaseUrl(database: string, user?: string): string {
 }
 
 /** Configuration with every periodic job off: tests run background work themselves, when they mean to. */
-export { NO_SCHEDULES } from '../../libs/config/src/load-config';
+export { NO_SCHEDULES } from '@engram/config';
 
 /** Configuration with the edge rate limits off (the suites send many requests from one client). */
 export const NO_RATE_LIMITS = {

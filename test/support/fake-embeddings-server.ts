@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HashingEmbedder } from '../../libs/embeddings/src';
+import { HashingEmbedder } from '@engram/embeddings';
 
 /**
  * `ok`: vectors (HashingEmbedder's unless `vectorFor` says otherwise); `down`: 503; `slow`: ok

@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Job, Queue, QueueEvents } from 'bullmq';
-import { LifecycleJobs } from '../../libs/consolidation/src';
-import { JobName, QUEUE_NAMES, QueueName, tenantJobId } from '../../libs/queues/src';
+import { FanOutJob } from '@engram/jobs';
+import { JobName, QUEUE_NAMES, QueueName, tenantJobId } from '@engram/queues';
 import { TEST_REDIS_URL } from './env';
 
 /**
@@ -45,7 +45,7 @@ export class QueueDriver {
     const job = await q.add(JobName.FanOut, {}, { jobId });
     await job.waitUntilFinished(e, 30_000);
     const results: Record<string, number>[] = [];
-    for (const tenant of await worker.get(LifecycleJobs).tenantsFor(queue)) {
+    for (const tenant of await worker.get(FanOutJob).tenantsFor(queue)) {
       const child = await Job.fromId(q, tenantJobId(queue, tenant, jobId));
       if (!child) throw new Error(`no job for tenant ${tenant}`);
       results.push(await child.waitUntilFinished(e, 30_000));

@@ -1,7 +1,7 @@
 import { NO_RATE_LIMITS, NO_SCHEDULES } from './env';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { loadConfig, type AppConfig, type Clock } from '../../libs/config/src';
+import { loadConfig, type AppConfig, type Clock } from '@engram/config';
 import { createApp } from '../../apps/api/src/create-app';
 import { createTestDatabase, type TestDatabase } from './test-db';
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { migrateToLatest, openOwnerDatabase } from '../../libs/db/src';
+import { migrateToLatest, openOwnerDatabase } from '@engram/db';
 import { TEMPLATE_ENV, TEST_DATABASE_URL, databaseUrl } from './env';
 
 /**

@@ -12,7 +12,8 @@ import { APP_CONFIG, ConfigModule, type AppConfig, type Clock } from '@engram/co
 import { DbModule } from '@engram/db';
 import { LlmModule } from '@engram/llm';
 import { EmbeddingsModule } from '@engram/embeddings';
-import { ConsolidationModule } from '@engram/consolidation';
+import { JobsModule } from '@engram/jobs';
+import { ServicesModule } from '@engram/services';
 import { EmbeddingDemand } from '@engram/queues';
 import { MetricsModule } from '@engram/metrics';
 import { AdminDashboard } from './admin/admin-dashboard';
@@ -33,9 +34,7 @@ import { MetricsController } from './metrics/metrics.controller';
 import { MemoryController } from './memory/memory.controller';
 import { MemoryStatsController } from './memory/memory-stats.controller';
 import { MemoryReadService } from './memory/memory-read.service';
-import { HybridSearch } from './memory/hybrid-search.service';
 import { MemoryWriteService } from './memory/memory-write.service';
-import { MindAccess } from './memory/mind-access';
 import { MindsController } from './minds/minds.controller';
 import { MindsService } from './minds/minds.service';
 import { LifecycleSettingsController } from './tenant/lifecycle-settings.controller';
@@ -68,7 +67,8 @@ export class AppModule implements NestModule {
         ConfigModule.forRoot(config, clock),
         LlmModule,
         EmbeddingsModule,
-        ConsolidationModule,
+        ServicesModule,
+        JobsModule,
         MetricsModule,
         ScheduleModule.forRoot(),
         LoggerModule.forRoot({
@@ -113,10 +113,8 @@ export class AppModule implements NestModule {
         DataRightsService,
         TenantExport,
         TenantImport,
-        MindAccess,
         MemoryWriteService,
         MemoryReadService,
-        HybridSearch,
         EmbeddingDemand,
         AdminQueues,
         OperatorAuth,

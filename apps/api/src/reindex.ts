@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, systemClock } from '@engram/config';
 import { openDatabase, openOwnerDatabase, type DatabaseHandle, type DB } from '@engram/db';
 import type { Kysely } from 'kysely';
-import { VectorIndexUpkeep } from '@engram/consolidation';
+import { VectorIndexUpkeep } from '@engram/jobs';
 
 /**
  * `npm run db:reindex [-- --force] [--lists N]`: checks the ivfflat index over memory embeddings

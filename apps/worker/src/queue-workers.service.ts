@@ -1,16 +1,17 @@
 import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { Queue, Worker, type Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
-import { LifecycleJobs, type JobReport } from '@engram/consolidation';
+import { FanOutJob, JobRegistry, type JobReport } from '@engram/jobs';
 import { EngramMetrics } from '@engram/metrics';
-import { JOB_OPTIONS, JobName, QUEUE_NAMES, QueueName, scheduleIntervals, tenantJobId, type TenantPayload } from '@engram/queues';
+import { JOB_OPTIONS, JobName, QUEUE_JOBS, QUEUE_NAMES, QueueName, currentJobName, scheduleIntervals, tenantJobId, type TenantPayload } from '@engram/queues';
 import { RedisConnection } from './redis.provider';
 
 /**
- * One BullMQ processor per queue (DESIGN §7). Each queue has a job scheduler
- * (`upsertJobScheduler`, registered at start; an interval of 0 removes it) whose fan-out job lists
- * the tenants and enqueues one job per tenant with a deterministic id, so a fan-out that runs
- * twice enqueues each tenant once; a tenant's job carries only ids and the sweep's instant.
+ * One BullMQ worker per queue (docs/background-work.md). Each queue has a job scheduler
+ * (`upsertJobScheduler`, registered at start; an interval of 0 removes it) whose FanOutJob lists
+ * the tenants and enqueues the queue's job (libs/jobs, named after its class) once per tenant
+ * with a deterministic id, so a fan-out that runs twice enqueues each tenant once; a tenant's job
+ * carries only ids and the sweep's instant. A job of a name the queue does not run fails.
  * A scheduler that Redis lost (an empty Redis after a restart) is registered again on reconnection.
  * Failures retry with exponential backoff and are kept a week. On shutdown (SIGTERM) the workers
  * stop taking jobs and let the running ones finish; a killed worker's jobs go back to the queue
@@ -24,7 +25,8 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
 
   constructor(
     private readonly redis: RedisConnection,
-    private readonly jobs: LifecycleJobs,
+    private readonly registry: JobRegistry,
+    private readonly fanOut: FanOutJob,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Optional() private readonly metrics?: EngramMetrics,
   ) {}
@@ -90,21 +92,24 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
 
   /** A fan-out enqueues the tenants' jobs; a tenant job runs the queue's work for its tenant. */
   async process(queue: QueueName, job: Job): Promise<JobReport> {
-    if (job.name === JobName.FanOut) {
+    const name = currentJobName(queue, job.name);
+    if (name === JobName.FanOut) {
       // The instant it was scheduled for: every tenant's sweep computes with the same `now`.
       const at = new Date(job.timestamp + (job.opts.delay ?? 0)).toISOString();
-      const tenants = await this.jobs.tenantsFor(queue);
+      const tenants = await this.fanOut.tenantsFor(queue);
       const q = this.queues.get(queue) as Queue;
       await q.addBulk(
         tenants.map((tenantId) => ({
-          name: JobName.Tenant,
+          name: QUEUE_JOBS[queue],
           data: { tenantId, at } satisfies TenantPayload,
           opts: { ...JOB_OPTIONS, jobId: tenantJobId(queue, tenantId, String(job.id)) },
         })),
       );
       return { tenants: tenants.length };
     }
+    const tenantJob = this.registry.byName(queue, job.name);
+    if (!tenantJob) throw new Error(`queue ${queue} runs ${JobName.FanOut} and ${QUEUE_JOBS[queue]}, not ${job.name}`);
     const data = job.data as TenantPayload;
-    return this.jobs.runForTenant(queue, data.tenantId, new Date(data.at));
+    return tenantJob.run(data.tenantId, new Date(data.at));
   }
 }

@@ -5,7 +5,8 @@ import { DbModule } from '@engram/db';
 import { ScheduleModule } from '@nestjs/schedule';
 import { LlmModule } from '@engram/llm';
 import { EmbeddingsModule } from '@engram/embeddings';
-import { ConsolidationModule } from '@engram/consolidation';
+import { JobsModule } from '@engram/jobs';
+import { ServicesModule } from '@engram/services';
 import { MetricsModule } from '@engram/metrics';
 import { RedisConnection } from './redis.provider';
 import { QueueWorkers } from './queue-workers.service';
@@ -13,8 +14,8 @@ import { WorkerMetricsServer } from './metrics-server';
 
 /**
  * The worker application: no HTTP but Prometheus `/metrics` (WorkerMetricsServer); one BullMQ
- * processor per queue (QueueWorkers) running the lifecycle's background work against Postgres,
- * and the vector index upkeep.
+ * worker per queue (QueueWorkers) running the jobs of libs/jobs against Postgres, and the
+ * vector index upkeep.
  */
 @Module({})
 export class WorkerModule {
@@ -28,7 +29,8 @@ export class WorkerModule {
         ScheduleModule.forRoot(),
         LlmModule,
         EmbeddingsModule,
-        ConsolidationModule,
+        ServicesModule,
+        JobsModule,
         MetricsModule,
       ],
       providers: [RedisConnection, QueueWorkers, WorkerMetricsServer],

@@ -2,31 +2,12 @@ import { Global, Inject, Logger, Module, type OnApplicationShutdown, type Provid
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { openDatabase, type DatabaseHandle } from './database';
 import { DATABASE, TenantDb } from './tenant-db';
-import { LifecycleSettings } from './lifecycle-settings';
-import { MemoriesRepository } from './repositories/memories.repository';
-import { MemoryVersionsRepository } from './repositories/memory-versions.repository';
-import { MindKeysRepository } from './repositories/mind-keys.repository';
-import { MindsRepository } from './repositories/minds.repository';
-import { TenantsRepository } from './repositories/tenants.repository';
-import { UsersRepository } from './repositories/users.repository';
-import { StmRepository } from './repositories/stm.repository';
-import { MessagesRepository } from './repositories/messages.repository';
-import { RetrievalRepository } from './repositories/retrieval.repository';
+import { REPOSITORIES } from './repositories';
 
 /** Injection token of the open {@link DatabaseHandle}. */
 export const DATABASE_HANDLE = Symbol('DATABASE_HANDLE');
 
-const repositories = [
-  TenantsRepository,
-  UsersRepository,
-  MindsRepository,
-  MindKeysRepository,
-  MemoriesRepository,
-  MemoryVersionsRepository,
-  StmRepository,
-  MessagesRepository,
-  RetrievalRepository,
-];
+const repositories = [...REPOSITORIES];
 
 const providers: Provider[] = [
   {
@@ -45,13 +26,12 @@ const providers: Provider[] = [
   },
   { provide: DATABASE, inject: [DATABASE_HANDLE], useFactory: (handle: DatabaseHandle) => handle.db },
   TenantDb,
-  LifecycleSettings,
   ...repositories,
 ];
 
 /** The database for Nest apps: opens it at start (migrating in embedded mode), closes it at shutdown. */
 @Global()
-@Module({ providers, exports: [DATABASE_HANDLE, DATABASE, TenantDb, LifecycleSettings, ...repositories] })
+@Module({ providers, exports: [DATABASE_HANDLE, DATABASE, TenantDb, ...repositories] })
 export class DbModule implements OnApplicationShutdown {
   constructor(@Inject(DATABASE_HANDLE) private readonly handle: DatabaseHandle) {}
 

@@ -2,10 +2,14 @@ import { sql, type RawBuilder } from 'kysely';
 import type { LifecycleConfig } from '@engram/memory';
 
 /**
- * SQL forms of the lifecycle formulas of libs/memory, over the columns of `memories`. They call
- * the SQL functions of migration 20261129200000 (engram_effective_strength, engram_retention_at,
- * engram_next_review_after); test/lifecycle-sql.test.ts checks them against the TypeScript
- * functions on random rows.
+ * Every lifecycle rule that SQL applies, as the SQL form of its libs/memory function, over the
+ * columns of `memories` (docs/design.md §5): retention (`currentRetention`), an access
+ * (`applyAccess`), expiry (`isExpired`), soft-forgetting (`softForgets`), eviction
+ * (`forgettingVerdict`), the tier (`tierOf`) and the move to the neocortex
+ * (`systemsConsolidation`). They call the SQL functions of migration 20261129200000
+ * (engram_effective_strength, engram_retention_at, engram_next_review_after);
+ * test/lifecycle-sql.test.ts checks each against its TypeScript function on random rows.
+ * Repositories use these, never a predicate of their own.
  */
 
 /** S_eff of the row (days). */
@@ -17,6 +21,30 @@ export function effectiveStrengthSql(config: LifecycleConfig): RawBuilder<number
 /** Retention of the row at `now` (0..1); rows without lifecycle fields count as fully retained. */
 export function retentionNowSql(config: LifecycleConfig, now: Date): RawBuilder<number> {
   return sql<number>`coalesce(engram_retention_at(current_retention, retention_at, ${effectiveStrengthSql(config)}, ${now}::timestamptz), 1)`;
+}
+
+/** True when the row is not expired at `at` (libs/memory `isExpired` is false): no `expires_at`, or a later one. */
+export function notExpiredSql(at: Date): RawBuilder<boolean> {
+  return sql<boolean>`(expires_at is null or expires_at > ${at}::timestamptz)`;
+}
+
+/** True when the row has expired at `at` (libs/memory `isExpired`). */
+export function expiredSql(at: Date): RawBuilder<boolean> {
+  return sql<boolean>`(expires_at is not null and expires_at <= ${at}::timestamptz)`;
+}
+
+/**
+ * True when the forgetting sweep soft-forgets the row at `now` (libs/memory `softForgets`): not
+ * forgotten yet, retention tracked, not critical, retention now below the soft threshold.
+ */
+export function softForgettableSql(config: LifecycleConfig, now: Date): RawBuilder<boolean> {
+  return sql<boolean>`(forgotten_at is null and priority <> 'critical' and current_retention is not null
+    and ${retentionNowSql(config, now)} < ${config.forgetting.soft_threshold}::float8)`;
+}
+
+/** True when the row's vector leaves the index at `now` (docs/design.md §5 tiers): archived, or expired. */
+export function leavesVectorIndexSql(now: Date): RawBuilder<boolean> {
+  return sql<boolean>`(tier = 'archive' or ${expiredSql(now)})`;
 }
 
 /** The instant a row's life began: its event time if that is earlier than its creation. */

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
-import type { MemoryCategory, MemoryLayer, MemoryPriority, MemoryTier, MemoryType } from '@engram/memory';
+import type { ImportancePath, MemoryCategory, MemoryLayer, MemoryPriority, MemoryTier, MemoryType, StorageLocation, WriterKind } from '@engram/memory';
 
 /** A timestamptz column: read as Date, written as Date or ISO string. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -9,12 +9,14 @@ type Json = ColumnType<Record<string, unknown>, string | undefined, string>;
 type TextArray = ColumnType<string[], string[] | undefined, string[]>;
 
 
-export type MemorySource = 'user' | 'agent';
-export type StorageLocation = 'hippocampus' | 'neocortex';
+/** Who stated a memory's content (seed 002 "소스"). */
+export type MemorySource = WriterKind;
+export type { StorageLocation };
 export type UserRole = 'owner' | 'admin' | 'member';
 export type ActorType = 'user' | 'mind_key' | 'system';
 export type MemoryChange = 'create' | 'update' | 'verify';
-export type ImportanceSource = 'caller' | 'explicit_save' | 'llm' | 'llm_regex' | 'rules';
+/** Which path scored a memory's importance (libs/memory `ImportancePath`). */
+export type ImportanceSource = ImportancePath;
 /** `archived`: the memory left the vector index with its tier (re-embedded when it comes back). */
 export type EmbeddingStatus = 'pending' | 'ready' | 'failed' | 'archived';
 

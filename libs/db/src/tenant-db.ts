@@ -69,15 +69,3 @@ export class TenantDb {
     return work(this.db);
   }
 }
-
-/** Every tenant's id, for work that fans out per tenant (security-definer `engram_tenant_ids`). */
-export async function tenantIds(tenantDb: TenantDb): Promise<string[]> {
-  const result = await tenantDb.runWithoutTenant((db) => sql<{ id: string }>`select id from engram_tenant_ids()`.execute(db));
-  return result.rows.map((r) => r.id);
-}
-
-/** The tenants with memories waiting for a vector (one security-definer look-up, ids only). */
-export async function tenantsWithPendingEmbeddings(tenantDb: TenantDb): Promise<string[]> {
-  const result = await tenantDb.runWithoutTenant((db) => sql<{ id: string }>`select id from engram_tenants_with_pending_embeddings()`.execute(db));
-  return result.rows.map((r) => r.id);
-}

@@ -6,3 +6,4 @@ export * from './content-hash';
 export * from './recall-format';
 export * from './lifecycle';
 export * from './retrieval';
+export * from './write';

@@ -48,7 +48,7 @@ export class EmbeddingDemand implements OnApplicationShutdown {
   async pending(tenantId: string, at: Date): Promise<void> {
     if (!this.queue) return;
     try {
-      await this.queue.add(JobName.Tenant, { tenantId, at: at.toISOString() } satisfies TenantPayload, {
+      await this.queue.add(JobName.EmbeddingBackfill, { tenantId, at: at.toISOString() } satisfies TenantPayload, {
         ...JOB_OPTIONS,
         jobId: embeddingDemandJobId(tenantId, at),
       });

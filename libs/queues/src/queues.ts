@@ -17,10 +17,38 @@ export enum QueueName {
 
 export const QUEUE_NAMES: readonly QueueName[] = Object.values(QueueName);
 
-/** Jobs of every queue: a scheduled fan-out, and the per-tenant work it enqueues. */
+/**
+ * The jobs, named after their classes in libs/jobs (twenty's habit: the job name is the class
+ * name, so the dashboard, the logs and the code say the same). Every queue holds its scheduled
+ * fan-out and the per-tenant job it enqueues.
+ */
 export enum JobName {
-  FanOut = 'fan-out',
-  Tenant = 'tenant',
+  /** Lists the tenants and enqueues the queue's job for each (libs/jobs FanOutJob). */
+  FanOut = 'FanOutJob',
+  SleepCycle = 'SleepCycleJob',
+  SystemsConsolidation = 'SystemsConsolidationJob',
+  Tiering = 'TieringJob',
+  Forgetting = 'ForgettingJob',
+  EmbeddingBackfill = 'EmbeddingBackfillJob',
+}
+
+/** The per-tenant job of each queue. */
+export const QUEUE_JOBS: Readonly<Record<QueueName, JobName>> = {
+  [QueueName.Consolidation]: JobName.SleepCycle,
+  [QueueName.SystemsConsolidation]: JobName.SystemsConsolidation,
+  [QueueName.Tiering]: JobName.Tiering,
+  [QueueName.Forgetting]: JobName.Forgetting,
+  [QueueName.Embedding]: JobName.EmbeddingBackfill,
+};
+
+/**
+ * The job names of releases before jobs were named after their classes (`fan-out`, `tenant`):
+ * jobs of those names still in Redis during a rolling deploy are run as their new names.
+ */
+export function currentJobName(queue: QueueName, name: string): string {
+  if (name === 'fan-out') return JobName.FanOut;
+  if (name === 'tenant') return QUEUE_JOBS[queue];
+  return name;
 }
 
 /** A fan-out holds nothing: it lists the tenants when it runs. */

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
 import type { UserRole } from '@engram/db';
-import { AppError } from '../common/app-error';
+import { AppError } from '@engram/services';
 import { IS_PUBLIC, USER_ROLES } from './auth.decorators';
 import { looksLikeMindKey } from './mind-key.codec';
 import { MindKeyAuthService } from './mind-key-auth.service';

@@ -10,7 +10,7 @@ import {
   type Tenant,
   type User,
 } from '@engram/db';
-import { AppError } from '../common/app-error';
+import { AppError } from '@engram/services';
 import { newId } from '../common/ids';
 import type { UserClaims } from './jwt.strategy';
 import type { UserPrincipal } from './principal';

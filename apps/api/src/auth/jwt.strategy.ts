@@ -4,7 +4,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy } from 'passport-jwt';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { TenantDb, UsersRepository } from '@engram/db';
-import { AppError } from '../common/app-error';
+import { AppError } from '@engram/services';
 import { isUuid } from '../common/ids';
 import { JWT_SECRET } from './auth.tokens';
 import type { UserPrincipal } from './principal';

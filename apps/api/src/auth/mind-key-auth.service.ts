@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MindKeysRepository, TenantDb } from '@engram/db';
-import { AppError } from '../common/app-error';
+import { AppError } from '@engram/services';
 import { hashMindKey } from './mind-key.codec';
 import type { MindKeyPrincipal } from './principal';
 

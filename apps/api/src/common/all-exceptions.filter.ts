@@ -10,7 +10,7 @@ import {
   PG_UNIQUE_VIOLATION,
   pgErrorCode,
 } from '@engram/db';
-import { AppError, ERROR_STATUS, type FieldProblem } from './app-error';
+import { AppError, ERROR_STATUS, type FieldProblem } from '@engram/services';
 import { zodProblems } from './zod-problems';
 
 const STATUS_TEXT: Record<number, string> = {

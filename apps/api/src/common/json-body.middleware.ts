@@ -1,7 +1,7 @@
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import { json, text, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
-import { AppError } from './app-error';
+import { AppError } from '@engram/services';
 import { inputProblem } from './input-hygiene';
 
 function hasBody(req: Request): boolean {

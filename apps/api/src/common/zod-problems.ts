@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { FieldProblem } from './app-error';
+import type { FieldProblem } from '@engram/services';
 
 /** `items[3].tags[0]` from zod's path `['items', 3, 'tags', 0]`, prefixed with where it came from. */
 function fieldName(path: readonly PropertyKey[], prefix?: string): string {

@@ -1,7 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ConversationMemory, MindNotFoundError, type ConversationScope } from '@engram/consolidation';
-import { AppError } from '../common/app-error';
+import { AppError, ConversationStream, type MemoryScope } from '@engram/services';
 import { CurrentMemoryScope } from '../memory/memory-scope';
 import { AppendMessagesDto, CONVERSATION_ID_PATTERN } from './conversations.dto';
 
@@ -12,17 +11,8 @@ export function conversationId(id: string): string {
   return id;
 }
 
-export async function mapped<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (error instanceof MindNotFoundError) throw AppError.notFound('mind');
-    throw error;
-  }
-}
-
 /**
- * The conversation stream (seed 000, DESIGN §4): messages enter the sensory register (stored as
+ * The conversation stream (seed 000, docs/design.md §4): messages enter the sensory register (stored as
  * received), pass attention into short-term memory, and move to long-term memory by
  * consolidation. Same credentials as the memory API (Mind Key, or JWT + X-Mind-Id).
  */
@@ -31,7 +21,7 @@ export async function mapped<T>(work: Promise<T>): Promise<T> {
 @ApiHeader({ name: 'X-Mind-Id', required: false, description: 'the mind to act on; required with a user JWT' })
 @Controller({ path: 'conversations', version: '1' })
 export class ConversationsController {
-  constructor(private readonly conversations: ConversationMemory) {}
+  constructor(private readonly conversations: ConversationStream) {}
 
   /**
    * Appends 1-500 messages: each is stored, scored (caller's `importance`, else the scorer), and
@@ -41,20 +31,20 @@ export class ConversationsController {
    */
   @Post(':conversationId/messages')
   @ApiOkResponse({ description: 'what attention, STM and consolidation did' })
-  append(@CurrentMemoryScope() scope: ConversationScope, @Param('conversationId') id: string, @Body() body: AppendMessagesDto) {
-    return mapped(this.conversations.append(scope, conversationId(id), body.messages));
+  append(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string, @Body() body: AppendMessagesDto) {
+    return this.conversations.append(scope, conversationId(id), body.messages);
   }
 
   /** The conversation's STM now: entries with their signals, consolidation score, triggers and what the time rules say. */
   @Get(':conversationId/stm')
-  stm(@CurrentMemoryScope() scope: ConversationScope, @Param('conversationId') id: string) {
-    return mapped(this.conversations.view(scope, conversationId(id)));
+  stm(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string) {
+    return this.conversations.view(scope, conversationId(id));
   }
 
   /** The explicit save: every STM entry moves to long-term memory now. 200 `{consolidated}`. */
   @Post(':conversationId/consolidate')
   @HttpCode(200)
-  async consolidate(@CurrentMemoryScope() scope: ConversationScope, @Param('conversationId') id: string) {
-    return { consolidated: await mapped(this.conversations.consolidateAll(scope, conversationId(id))) };
+  async consolidate(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string) {
+    return { consolidated: await this.conversations.consolidateAll(scope, conversationId(id)) };
   }
 }

@@ -2,20 +2,18 @@ import { Injectable, Logger } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ConversationMemory } from '@engram/consolidation';
 import { MemoriesRepository, TenantDb } from '@engram/db';
 import { MEMORY_CATEGORIES, MEMORY_PRIORITIES, MEMORY_TYPES, type MemoryCategory } from '@engram/memory';
-import { AppError } from '../common/app-error';
+import { AppError, ConversationStream, MindAccess } from '@engram/services';
 import { ParseIdPipe } from '../common/ids';
 import { zodProblems } from '../common/zod-problems';
 import { AppendMessagesSchema } from '../conversations/conversations.dto';
-import { conversationId, mapped } from '../conversations/conversations.controller';
+import { conversationId } from '../conversations/conversations.controller';
 import { MemoryReadService } from '../memory/memory-read.service';
 import type { MemoryScope } from '../memory/memory-scope';
 import { MemoryWriteService } from '../memory/memory-write.service';
 import { ExpiringQuerySchema, RecallQuerySchema, SearchQuerySchema, UpsertMemorySchema } from '../memory/memory.dto';
 import type { MemoryView } from '../memory/memory.view';
-import { MindAccess } from '../memory/mind-access';
 
 /** The URI of the recall resource: the plain-text recall of the key's mind. */
 export const RECALL_RESOURCE_URI = 'memory://recall';
@@ -91,7 +89,7 @@ export class McpServerFactory {
   constructor(
     private readonly writes: MemoryWriteService,
     private readonly reads: MemoryReadService,
-    private readonly conversations: ConversationMemory,
+    private readonly conversations: ConversationStream,
     private readonly tenantDb: TenantDb,
     private readonly minds: MindAccess,
     private readonly memories: MemoriesRepository,
@@ -264,7 +262,7 @@ export class McpServerFactory {
         this.run(async () => {
           const id = conversationId(args.conversation_id);
           const body = parseAs(AppendMessagesSchema, { messages: args.messages.map((m) => defined(m)) });
-          return json(await mapped(this.conversations.append(scope, id, body.messages)));
+          return json(await this.conversations.append(scope, id, body.messages));
         }),
     );
 

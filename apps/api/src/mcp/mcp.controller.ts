@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
-import { AppError } from '../common/app-error';
+import { AppError } from '@engram/services';
 import { AllExceptionsFilter } from '../common/all-exceptions.filter';
 import { MIND_HEADER, memoryScopeOf } from '../memory/memory-scope';
 import { McpServerFactory } from './mcp-server.factory';

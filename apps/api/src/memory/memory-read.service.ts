@@ -1,16 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '@engram/config';
-import { LifecycleSettings, MemoriesRepository, MemoryVersionsRepository, TenantDb, type MemoryFilter, type MemoryRow, type RetrievalFilter } from '@engram/db';
+import { MemoriesRepository, MemoryVersionsRepository, TenantDb, type MemoryFilter, type MemoryRow } from '@engram/db';
 import { formatRecall, normalizeTags, packRecall, parseDuration, type MemoryCategory, type MemoryLayer, type MemoryPriority, type MemoryTier } from '@engram/memory';
 import { countTokens } from 'gpt-tokenizer';
-import { AppError } from '../common/app-error';
+import { AppError, HybridSearch, LifecycleSettings, MindAccess } from '@engram/services';
 import { decodeCursor, encodeCursor } from '../common/ids';
 import type { MemoryScope } from './memory-scope';
 import { memoryView, versionView } from './memory.view';
 import { retentionView } from './retention.view';
-import { HybridSearch } from './hybrid-search.service';
 import type { RecallQuery, SearchQuery } from './memory.dto';
-import { MindAccess } from './mind-access';
 
 /** Memories a budgeted or question recall chooses from. */
 const RECALL_CANDIDATES = 200;
@@ -31,7 +29,7 @@ export interface ListQuery {
  * the plain-text recall (seed 002). Expired memories are hidden from lists, search and recall
  * from their `expires_at` on; they stay in the database and remain readable by id.
  *
- * A GET by id, each search hit and each recall entry is an access (DESIGN §5): one set-based
+ * A GET by id, each search hit and each recall entry is an access (docs/design.md §5): one set-based
  * statement per request records them (count, due review, reinforcement, promotion). Lists,
  * tag look-ups, history and retention views only look.
  */
@@ -83,7 +81,7 @@ export class MemoryReadService {
   }
 
   /**
-   * Hybrid search (DESIGN §6): full text and vectors fused, weighted by retention, importance and
+   * Hybrid search (docs/design.md §6): full text and vectors fused, weighted by retention, importance and
    * priority; expired memories left out, soft-forgotten ones ranked down. Hits are accesses and
    * are answered with that access counted.
    */
@@ -91,7 +89,7 @@ export class MemoryReadService {
     const now = this.clock.now();
     const config = await this.settings.forTenant(scope.tenantId);
     const vector = await this.hybrid.queryVector(query.q);
-    const filter: RetrievalFilter = {
+    const filter: MemoryFilter = {
       category: query.category,
       priority: query.priority,
       tags: query.tag ? normalizeTags(query.tag) : undefined,
@@ -155,7 +153,7 @@ export class MemoryReadService {
   }
 
   /**
-   * The mind's recall as plain text in seed 002's layout (DESIGN §6). Without `q`: critical → low,
+   * The mind's recall as plain text in seed 002's layout (docs/design.md §6). Without `q`: critical → low,
    * then newest. With `q`: the critical memories first, then the memories most relevant to the
    * question (hybrid search), expired and forgotten ones left out. With `max_tokens`: as many
    * entries as fit in that many tokens (o200k_base), the header included; else `limit` entries.

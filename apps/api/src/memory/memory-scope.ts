@@ -1,22 +1,13 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import type { Actor } from '@engram/db';
-import type { WriterKind } from '@engram/memory';
 import type { Principal } from '../auth/principal';
-import { AppError } from '../common/app-error';
+import { AppError, type MemoryScope } from '@engram/services';
 import { isUuid } from '../common/ids';
 
 /** The header a person uses to choose the mind a memory request acts on. */
 export const MIND_HEADER = 'x-mind-id';
 
-/** Whose memories a request touches, and who is acting. */
-export interface MemoryScope {
-  tenantId: string;
-  mindId: string;
-  /** `user` for a JWT, `agent` for a Mind Key (seed 002 "소스"). */
-  writer: WriterKind;
-  actor: Actor;
-}
+export type { MemoryScope };
 
 /**
  * The mind of a memory request: a Mind Key's own mind, or for a person the `X-Mind-Id` header.

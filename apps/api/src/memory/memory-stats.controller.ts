@@ -1,13 +1,12 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
-import { sql } from 'kysely';
 import { createZodDto, ZodResponse } from 'nestjs-zod';
 import { z } from 'zod';
 import { CLOCK, type Clock } from '@engram/config';
-import { TenantDb } from '@engram/db';
+import { MemoriesRepository, TenantDb } from '@engram/db';
 import { MEMORY_LAYERS, MEMORY_TIERS, type MemoryLayer, type MemoryTier } from '@engram/memory';
 import { CurrentMemoryScope, type MemoryScope } from './memory-scope';
-import { MindAccess } from './mind-access';
+import { MindAccess } from '@engram/services';
 
 const count = z.number().int().nonnegative();
 
@@ -42,6 +41,7 @@ export class MemoryStatsController {
   constructor(
     private readonly tenantDb: TenantDb,
     private readonly minds: MindAccess,
+    private readonly memories: MemoriesRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -52,19 +52,7 @@ export class MemoryStatsController {
     const now = this.clock.now();
     const rows = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
-      return tx.trx
-        .selectFrom('memories')
-        .select([
-          'layer',
-          'tier',
-          sql<number>`count(*)::int`.as('n'),
-          sql<number>`(count(*) filter (where forgotten_at is not null))::int`.as('forgotten'),
-          sql<number>`(count(*) filter (where expires_at is not null and expires_at <= ${now}))::int`.as('expired'),
-        ])
-        .where('tenant_id', '=', tx.tenantId)
-        .where('mind_id', '=', scope.mindId)
-        .groupBy(['layer', 'tier'])
-        .execute();
+      return this.memories.countsByLayerAndTier(tx, scope.mindId, now);
     });
     const byLayer = Object.fromEntries(MEMORY_LAYERS.map((l) => [l, 0])) as Record<MemoryLayer, number>;
     const byTier = Object.fromEntries(MEMORY_TIERS.map((t) => [t, 0])) as Record<MemoryTier, number>;

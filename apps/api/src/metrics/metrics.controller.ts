@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { EngramMetrics, bearerMatches } from '@engram/metrics';
 import { Public } from '../auth/auth.decorators';
-import { AppError } from '../common/app-error';
+import { AppError } from '@engram/services';
 
 /**
  * Prometheus scrapes here (no `/v1`: it is not part of the versioned API). Public unless

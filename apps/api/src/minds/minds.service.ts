@@ -9,7 +9,7 @@ import {
   type MindKeyListing,
   type TenantTx,
 } from '@engram/db';
-import { AppError } from '../common/app-error';
+import { AppError } from '@engram/services';
 import { decodeCursor, encodeCursor, newId } from '../common/ids';
 import { displayPrefix, generateMindKey, hashMindKey } from '../auth/mind-key.codec';
 import type { UserPrincipal } from '../auth/principal';

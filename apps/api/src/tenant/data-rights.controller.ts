@@ -6,7 +6,7 @@ import { ZodResponse } from 'nestjs-zod';
 import { CLOCK, type Clock } from '@engram/config';
 import { UsersOnly } from '../auth/auth.decorators';
 import { CurrentPrincipal, type UserPrincipal } from '../auth/principal';
-import { AppError } from '../common/app-error';
+import { AppError } from '@engram/services';
 import { ParseIdPipe } from '../common/ids';
 import { DeleteTenantQueryDto, ImportResultDto, PurgeResultDto } from './data-rights.dto';
 import { DataRightsService } from './data-rights.service';

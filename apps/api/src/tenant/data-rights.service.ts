@@ -1,34 +1,36 @@
 import { Injectable } from '@nestjs/common';
-import { TenantDb } from '@engram/db';
+import { MemoriesRepository, MemoryVersionsRepository, MindsRepository, TenantDb, TenantsRepository, TombstonesRepository } from '@engram/db';
+import { AppError, type FieldProblem } from '@engram/services';
 import type { UserPrincipal } from '../auth/principal';
-import { AppError, type FieldProblem } from '../common/app-error';
 
 /**
- * Data rights (issue 8): purge a mind's memories, delete the tenant. Owners only (the
- * controller checks); export and import are TenantExport and TenantImport.
+ * Data rights (docs/data-rights.md): purge a mind's memories, delete the tenant. Owners only
+ * (the controller checks); export and import are TenantExport and TenantImport.
  */
 @Injectable()
 export class DataRightsService {
-  constructor(private readonly tenantDb: TenantDb) {}
+  constructor(
+    private readonly tenantDb: TenantDb,
+    private readonly tenants: TenantsRepository,
+    private readonly minds: MindsRepository,
+    private readonly memories: MemoriesRepository,
+    private readonly versions: MemoryVersionsRepository,
+    private readonly tombstones: TombstonesRepository,
+  ) {}
 
   /**
    * Deletes every memory of a mind with its history and its eviction tombstones, in one
    * transaction; the mind, its keys and its conversation messages stay.
+   * @returns `{mind_id, memories, versions, tombstones}`: how many of each were deleted
    * @throws AppError 404 when the mind is not this tenant's.
    */
   async purgeMind(principal: UserPrincipal, mindId: string) {
     return this.tenantDb.run(principal.tenantId, async (tx) => {
-      const mind = await tx.trx.selectFrom('minds').select('id').where('tenant_id', '=', tx.tenantId).where('id', '=', mindId).forUpdate().executeTakeFirst();
-      if (!mind) throw AppError.notFound('mind');
-      const versions = await tx.trx.deleteFrom('memory_versions').where('tenant_id', '=', tx.tenantId).where('mind_id', '=', mindId).executeTakeFirst();
-      const memories = await tx.trx.deleteFrom('memories').where('tenant_id', '=', tx.tenantId).where('mind_id', '=', mindId).executeTakeFirst();
-      const tombstones = await tx.trx.deleteFrom('memory_tombstones').where('tenant_id', '=', tx.tenantId).where('mind_id', '=', mindId).executeTakeFirst();
-      return {
-        mind_id: mindId,
-        memories: Number(memories.numDeletedRows),
-        versions: Number(versions.numDeletedRows),
-        tombstones: Number(tombstones.numDeletedRows),
-      };
+      if (!(await this.minds.findById(tx, mindId, { forUpdate: true }))) throw AppError.notFound('mind');
+      const versions = await this.versions.deleteForMind(tx, mindId);
+      const memories = await this.memories.deleteForMind(tx, mindId);
+      const tombstones = await this.tombstones.deleteForMind(tx, mindId);
+      return { mind_id: mindId, memories, versions, tombstones };
     });
   }
 
@@ -39,13 +41,13 @@ export class DataRightsService {
    */
   async deleteTenant(principal: UserPrincipal, confirm: string): Promise<void> {
     await this.tenantDb.run(principal.tenantId, async (tx) => {
-      const tenant = await tx.trx.selectFrom('tenants').select('name').where('id', '=', tx.tenantId).forUpdate().executeTakeFirst();
+      const tenant = await this.tenants.findForUpdate(tx);
       if (!tenant) throw AppError.notFound('tenant');
       if (confirm !== tenant.name) {
         const problem: FieldProblem = { field: 'confirm', message: "must be the tenant's name, exactly" };
         throw new AppError('bad_request', `confirm: ${problem.message}`, [problem]);
       }
-      await tx.trx.deleteFrom('tenants').where('id', '=', tx.tenantId).execute();
+      await this.tenants.delete(tx);
     });
   }
 }

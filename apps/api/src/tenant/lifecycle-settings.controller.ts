@@ -1,9 +1,9 @@
 import { Body, Controller, Get, Patch, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { LifecycleSettings, LifecycleSettingsError, TenantDb } from '@engram/db';
+import { TenantDb } from '@engram/db';
 import { UsersOnly } from '../auth/auth.decorators';
 import { CurrentPrincipal, type UserPrincipal } from '../auth/principal';
-import { AppError } from '../common/app-error';
+import { AppError, LifecycleSettings, LifecycleSettingsError } from '@engram/services';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -21,7 +21,7 @@ function mergeOverrides(base: Record<string, unknown>, patch: Record<string, unk
 }
 
 /**
- * The tenant's lifecycle parameters (DESIGN §4-§5): every threshold, weight and preset, with the
+ * The tenant's lifecycle parameters (docs/design.md §4-§5): every threshold, weight and preset, with the
  * DESIGN defaults unless overridden. Owners and admins only.
  */
 @ApiTags('tenant')

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { LifecycleSettings, MEMORY_COLUMNS, TenantDb, VERSION_COLUMNS } from '@engram/db';
+import { MemoriesRepository, MemoryVersionsRepository, MindsRepository, TenantDb, TenantsRepository } from '@engram/db';
 import type { UserPrincipal } from '../auth/principal';
-import { AppError } from '../common/app-error';
+import { AppError, LifecycleSettings } from '@engram/services';
 import { memoryView, versionView } from '../memory/memory.view';
 import { mindView } from '../minds/minds.service';
 import { EXPORT_FORMAT, EXPORT_VERSION } from './data-rights.dto';
@@ -10,7 +10,7 @@ import { EXPORT_FORMAT, EXPORT_VERSION } from './data-rights.dto';
 export const EXPORT_BATCH = 1000;
 
 /**
- * Data rights (issue 8): a tenant's data as JSONL, for its owner (the controller checks), in
+ * Data rights (docs/data-rights.md): a tenant's data as JSONL, for its owner (the controller checks), in
  * the format TenantImport reads back.
  */
 @Injectable()
@@ -18,6 +18,10 @@ export class TenantExport {
   constructor(
     private readonly tenantDb: TenantDb,
     private readonly settings: LifecycleSettings,
+    private readonly tenants: TenantsRepository,
+    private readonly minds: MindsRepository,
+    private readonly memories: MemoriesRepository,
+    private readonly versions: MemoryVersionsRepository,
   ) {}
 
   /**
@@ -30,7 +34,7 @@ export class TenantExport {
    */
   async *exportLines(principal: UserPrincipal, now: Date): AsyncGenerator<string> {
     const head = await this.tenantDb.run(principal.tenantId, async (tx) => {
-      const tenant = await tx.trx.selectFrom('tenants').select(['id', 'name', 'created_at']).where('id', '=', tx.tenantId).executeTakeFirst();
+      const tenant = await this.tenants.find(tx);
       return { tenant, overrides: await this.settings.overrides(tx) };
     });
     if (!head.tenant) throw AppError.notFound('tenant');
@@ -47,31 +51,14 @@ export class TenantExport {
 
     let afterMind: string | undefined;
     for (;;) {
-      const minds = await this.tenantDb.run(principal.tenantId, (tx) => {
-        let q = tx.trx.selectFrom('minds').selectAll().where('tenant_id', '=', tx.tenantId);
-        if (afterMind) q = q.where('id', '>', afterMind);
-        return q.orderBy('id').limit(EXPORT_BATCH).execute();
-      });
+      const minds = await this.tenantDb.run(principal.tenantId, (tx) => this.minds.page(tx, afterMind, EXPORT_BATCH));
       for (const mind of minds) {
         yield JSON.stringify({ type: 'mind', ...mindView(mind) });
         let afterMemory: string | undefined;
         for (;;) {
           const batch = await this.tenantDb.run(principal.tenantId, async (tx) => {
-            let q = tx.trx.selectFrom('memories').select(MEMORY_COLUMNS).where('tenant_id', '=', tx.tenantId).where('mind_id', '=', mind.id);
-            if (afterMemory) q = q.where('id', '>', afterMemory);
-            const memories = await q.orderBy('id').limit(EXPORT_BATCH).execute();
-            const versions =
-              memories.length === 0
-                ? []
-                : await tx.trx
-                    .selectFrom('memory_versions')
-                    .select(VERSION_COLUMNS)
-                    .where('tenant_id', '=', tx.tenantId)
-                    .where('memory_id', 'in', memories.map((m) => m.id))
-                    .orderBy('memory_id')
-                    .orderBy('version')
-                    .execute();
-            return { memories, versions };
+            const memories = await this.memories.pageOfMind(tx, mind.id, afterMemory, EXPORT_BATCH);
+            return { memories, versions: await this.versions.forMemories(tx, memories.map((m) => m.id)) };
           });
           const byMemory = new Map<string, typeof batch.versions>();
           for (const v of batch.versions) {

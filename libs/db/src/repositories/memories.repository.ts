@@ -1,131 +1,32 @@
 import { Injectable } from '@nestjs/common';
-import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
-import type { LifecycleConfig, MemoryCategory, MemoryLayer, MemoryPriority, MemoryTier } from '@engram/memory';
-import { accessSetSql } from '../lifecycle-sql';
+import { sql } from 'kysely';
+import type { LifecycleConfig, MemoryCategory, MemoryPriority } from '@engram/memory';
+import { accessSetSql, expiredSql, notExpiredSql } from '../lifecycle-sql';
+import { memoryFilterSql, type MemoryFilter } from '../memory-filter';
+import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { TenantTx } from '../tenant-db';
-import type { DB, Memory, MemoryUpdate, NewMemory } from '../schema';
+import { MEMORY_COLUMNS, type LayerTierCount, type MemoryIdentity, type MemoryRow } from '../memory-row';
+import type { MemoryUpdate, NewMemory } from '../schema';
 
-/** The columns a memory is read with: all but the tenant, the vector and the tsvector. */
-export const MEMORY_COLUMNS = [
-  'id',
-  'mind_id',
-  'category',
-  'key',
-  'content',
-  'tags',
-  'priority',
-  'source',
-  'verified',
-  'confidence',
-  'expires_at',
-  'occurred_at',
-  'created_at',
-  'updated_at',
-  'version',
-  'memory_type',
-  'layer',
-  'importance_score',
-  'initial_retention',
-  'current_retention',
-  'strength_days',
-  'last_reviewed',
-  'review_schedule',
-  'next_review',
-  'review_count',
-  'access_count',
-  'last_accessed',
-  'consolidation_score',
-  'forgotten_at',
-  'storage_location',
-  'tier',
-  'payload',
-  'association_graph',
-  'semantic_tags',
-  'temporal_position',
-  'temporal_context',
-  'source_refs',
-  'content_hash',
-  'embedding_model',
-  'retention_at',
-  'importance_source',
-  'emotional_weight',
-  'hippocampus_dependency',
-  'synaptic_consolidated',
-  'embedding_status',
-  'embedded_at',
-  'compacted',
-  // Inflated into `content` by CompactContentPlugin: readers see the full text at every tier.
-  'content_z',
-] as const;
-
-export type MemoryRow = Pick<Memory, (typeof MEMORY_COLUMNS)[number]>;
-
-/** Filters shared by listing, tag look-up and search. Tags are already normalised. */
-export interface MemoryFilter {
-  category?: MemoryCategory;
-  /** Every one of these tags (lower-cased). */
-  tags?: string[];
-  priority?: MemoryPriority;
-  layer?: MemoryLayer;
-  tier?: MemoryTier;
-  /** Leave out memories whose `expires_at` is at or before this instant. */
-  activeAt?: Date;
+function scoped(tx: TenantTx, mindId: string) {
+  return tx.trx.selectFrom('memories').select(MEMORY_COLUMNS).where('tenant_id', '=', tx.tenantId).where('mind_id', '=', mindId);
 }
 
-/** How full-text search combines the words of a query. */
-export type SearchMode = 'any' | 'all';
-
-export interface SearchHit extends MemoryRow {
-  /** `ts_rank` of the memory for the query (higher is better, unbounded). */
-  score: number;
-}
-
-type MemoryQuery<O> = SelectQueryBuilder<DB, 'memories', O>;
-
-function notExpired(eb: ExpressionBuilder<DB, 'memories'>, at: Date) {
-  return eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', at)]);
-}
-
-function applyFilter<O>(query: MemoryQuery<O>, filter: MemoryFilter): MemoryQuery<O> {
-  let q = query;
-  if (filter.category) q = q.where('category', '=', filter.category);
-  if (filter.priority) q = q.where('priority', '=', filter.priority);
-  if (filter.layer) q = q.where('layer', '=', filter.layer);
-  if (filter.tier) q = q.where('tier', '=', filter.tier);
-  if (filter.tags && filter.tags.length > 0) q = q.where('tags', '@>', sql<string[]>`${filter.tags}::text[]`);
-  if (filter.activeAt) {
-    const at = filter.activeAt;
-    q = q.where((eb) => notExpired(eb, at));
-  }
-  return q;
-}
+const M = SAMPLE.uuid;
 
 /**
- * The tsquery of a search. `all`: websearch syntax (every word, "phrases", -exclusions, or).
- * `any`: any of the query's stemmed words, so a natural-language question matches memories
- * that share some of its words and ranking decides.
+ * The memories table: a mind's memories by id and key, lists, recall, accesses, and the bulk
+ * reads and writes of data rights. Writes that create or change a memory go through the
+ * services' MemoryWriter, which records the versions; the sweeps' statements are
+ * MemorySweepsRepository's.
  */
-function tsQuery(q: string, mode: SearchMode) {
-  return mode === 'all'
-    ? sql`websearch_to_tsquery('english', ${q})`
-    : sql`(select coalesce(string_agg(quote_literal(w), ' | '), '')::tsquery
-             from unnest(tsvector_to_array(to_tsvector('english', ${q}))) as w)`;
-}
-
 @Injectable()
 export class MemoriesRepository {
-  private scoped(tx: TenantTx, mindId: string) {
-    return tx.trx
-      .selectFrom('memories')
-      .select(MEMORY_COLUMNS)
-      .where('tenant_id', '=', tx.tenantId)
-      .where('mind_id', '=', mindId);
-  }
-
   /**
    * Inserts unless (mind, category, key) exists. A concurrent insert of the same key waits for
    * the other transaction and then returns nothing, so the caller falls back to an update.
    */
+  @GenerateSql({ params: [{ id: M, mind_id: M, category: 'note', key: 'k', content: 'c', content_hash: 'h', source: 'agent', confidence: 0.7 }] })
   insertIfAbsent(tx: TenantTx, memory: Omit<NewMemory, 'tenant_id'>): Promise<MemoryRow | undefined> {
     return tx.trx
       .insertInto('memories')
@@ -135,22 +36,57 @@ export class MemoriesRepository {
       .executeTakeFirst();
   }
 
-  /** The memory with this (category, key), row-locked until the transaction ends. */
-  findByKeyForUpdate(tx: TenantTx, mindId: string, category: MemoryCategory, key: string): Promise<MemoryRow | undefined> {
-    return this.scoped(tx, mindId).where('category', '=', category).where('key', '=', key).forUpdate().executeTakeFirst();
+  /** Inserts memories whose keys are known to be free (an import, inside its transaction). */
+  @GenerateSql({ params: [[{ id: M, mind_id: M, category: 'note', key: 'k', content: 'c', content_hash: 'h', source: 'agent', confidence: 0.7 }]] })
+  async insertMany(tx: TenantTx, memories: readonly Omit<NewMemory, 'tenant_id'>[]): Promise<void> {
+    if (memories.length === 0) return;
+    await tx.trx
+      .insertInto('memories')
+      .values(memories.map((m) => ({ ...m, tenant_id: tx.tenantId })))
+      .execute();
   }
 
+  /** The memory with this (category, key), row-locked until the transaction ends. */
+  @GenerateSql({ params: [M, 'note', 'k'] })
+  findByKeyForUpdate(tx: TenantTx, mindId: string, category: MemoryCategory, key: string): Promise<MemoryRow | undefined> {
+    return scoped(tx, mindId).where('category', '=', category).where('key', '=', key).forUpdate().executeTakeFirst();
+  }
+
+  /** The memories of these identities in any of the tenant's minds, row-locked (an import's matching). */
+  @GenerateSql({ params: [[{ mind_id: M, category: 'note', key: 'k' }]] })
+  findByKeysForUpdate(tx: TenantTx, keys: readonly MemoryIdentity[]): Promise<MemoryRow[]> {
+    if (keys.length === 0) return Promise.resolve([]);
+    return tx.trx
+      .selectFrom('memories')
+      .select(MEMORY_COLUMNS)
+      .where('tenant_id', '=', tx.tenantId)
+      .where((eb) => eb(eb.refTuple('mind_id', 'category', 'key'), 'in', keys.map((k) => eb.tuple(k.mind_id, k.category, k.key))))
+      .forUpdate()
+      .execute();
+  }
+
+  /** Which of these ids name a memory of the tenant already (in any mind). */
+  @GenerateSql({ params: [[M]] })
+  async takenIds(tx: TenantTx, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await tx.trx.selectFrom('memories').select('id').where('tenant_id', '=', tx.tenantId).where('id', 'in', [...ids]).execute();
+    return new Set(rows.map((r) => r.id));
+  }
+
+  @GenerateSql({ name: 'plain', params: [M, M] }, { name: 'for update', params: [M, M, { forUpdate: true }] })
   findById(tx: TenantTx, mindId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<MemoryRow | undefined> {
-    const query = this.scoped(tx, mindId).where('id', '=', id);
+    const query = scoped(tx, mindId).where('id', '=', id);
     return (options.forUpdate ? query.forUpdate() : query).executeTakeFirst();
   }
 
   /** Memories by id, in no particular order (missing ids are left out). */
+  @GenerateSql({ params: [M, [M, SAMPLE.uuid2]] })
   findByIds(tx: TenantTx, mindId: string, ids: readonly string[]): Promise<MemoryRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return this.scoped(tx, mindId).where('id', 'in', [...ids]).execute();
+    return scoped(tx, mindId).where('id', 'in', [...ids]).execute();
   }
 
+  @GenerateSql({ params: [M, M, { content: 'c', version: 2 }] })
   update(tx: TenantTx, mindId: string, id: string, patch: MemoryUpdate): Promise<MemoryRow> {
     return tx.trx
       .updateTable('memories')
@@ -163,11 +99,13 @@ export class MemoriesRepository {
   }
 
   /**
-   * Records one access of each memory (DESIGN §5 "On access"): access count, due review and its
-   * reinforcement, re-anchored retention, promotion; one statement for all of them. Rows are
-   * updated in index order, so concurrent requests lock them in the same order (TenantDb retries
-   * the rare deadlock). @returns the memories after the access, unless `returning` is false.
+   * Records one access of each memory (docs/design.md §5 "On access"; libs/memory
+   * `applyAccess`): access count, due review and its reinforcement, re-anchored retention,
+   * promotion; one statement for all of them. Rows are updated in index order, so concurrent
+   * requests lock them in the same order (TenantDb retries the rare deadlock).
+   * @returns the memories after the access, unless `returning` is false.
    */
+  @GenerateSql({ params: [M, [M], SAMPLE.date, SAMPLE.config] })
   async recordAccess(
     tx: TenantTx,
     mindId: string,
@@ -191,6 +129,7 @@ export class MemoriesRepository {
   }
 
   /** @returns whether the memory existed. Its versions go with it (cascade). */
+  @GenerateSql({ params: [M, M] })
   async delete(tx: TenantTx, mindId: string, id: string): Promise<boolean> {
     const result = await tx.trx
       .deleteFrom('memories')
@@ -201,16 +140,33 @@ export class MemoriesRepository {
     return result.numDeletedRows > 0n;
   }
 
+  /** Deletes every memory of a mind (their versions first, or by cascade). @returns how many. */
+  @GenerateSql({ params: [M] })
+  async deleteForMind(tx: TenantTx, mindId: string): Promise<number> {
+    const result = await tx.trx.deleteFrom('memories').where('tenant_id', '=', tx.tenantId).where('mind_id', '=', mindId).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** Memories newest first (UUIDv7 id order), `limit` per page, after the id `after`. */
+  @GenerateSql({ params: [M, { category: 'note', tags: ['a'], activeAt: SAMPLE.date }, { after: M, limit: SAMPLE.limit }] })
   list(tx: TenantTx, mindId: string, filter: MemoryFilter, page: { after?: string; limit: number }): Promise<MemoryRow[]> {
-    let query = applyFilter(this.scoped(tx, mindId), filter);
+    let query = scoped(tx, mindId).where(memoryFilterSql(filter));
     if (page.after) query = query.where('id', '<', page.after);
     return query.orderBy('id', 'desc').limit(page.limit).execute();
   }
 
+  /** A mind's memories oldest id first, after the id `after` (an export, page by page). */
+  @GenerateSql({ params: [M, M, SAMPLE.limit] })
+  pageOfMind(tx: TenantTx, mindId: string, after: string | undefined, limit: number): Promise<MemoryRow[]> {
+    let query = scoped(tx, mindId);
+    if (after) query = query.where('id', '>', after);
+    return query.orderBy('id').limit(limit).execute();
+  }
+
   /** Memories whose `expires_at` falls in (from, until], soonest first. */
+  @GenerateSql({ params: [M, SAMPLE.date, SAMPLE.date2, SAMPLE.limit] })
   expiring(tx: TenantTx, mindId: string, from: Date, until: Date, limit: number): Promise<MemoryRow[]> {
-    return this.scoped(tx, mindId)
+    return scoped(tx, mindId)
       .where('expires_at', '>', from)
       .where('expires_at', '<=', until)
       .orderBy('expires_at', 'asc')
@@ -220,40 +176,15 @@ export class MemoriesRepository {
   }
 
   /**
-   * Full-text search over content, key words and tags, best `ts_rank` first. Plain `ts_rank`
-   * (no length normalisation) ranked best on LoCoMo conv-26 questions: hit@5 0.548, against
-   * 0.482-0.528 for `ts_rank_cd` and 0.24-0.50 for the length-normalised variants.
-   */
-  async search(
-    tx: TenantTx,
-    mindId: string,
-    q: string,
-    mode: SearchMode,
-    filter: MemoryFilter,
-    limit: number,
-    forgottenFactor = 1,
-  ): Promise<SearchHit[]> {
-    const query = tsQuery(q, mode);
-    const rows = await applyFilter(this.scoped(tx, mindId), filter)
-      // Soft-forgotten memories still answer, ranked down (DESIGN §5: ×0.1).
-      .select(sql<number>`ts_rank(search_vector, ${query}) * (case when forgotten_at is null then 1 else ${forgottenFactor}::float8 end)`.as('score'))
-      .where(sql<boolean>`search_vector @@ ${query}`)
-      .orderBy('score', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .execute();
-    return rows;
-  }
-
-  /**
    * What recall shows: not expired at `at`, not forgotten; priority critical → low, then newest
-   * (seed 002 "회상 동작"; DESIGN §6).
+   * (seed 002 "회상 동작"; docs/design.md §6).
    */
+  @GenerateSql({ name: 'all', params: [M, SAMPLE.date, SAMPLE.limit] }, { name: 'critical', params: [M, SAMPLE.date, SAMPLE.limit, { priority: 'critical' }] })
   recall(tx: TenantTx, mindId: string, at: Date, limit: number, filter: { priority?: MemoryPriority } = {}): Promise<MemoryRow[]> {
-    let query = this.scoped(tx, mindId);
+    let query = scoped(tx, mindId);
     if (filter.priority) query = query.where('priority', '=', filter.priority);
     return query
-      .where((eb) => notExpired(eb, at))
+      .where(notExpiredSql(at))
       .where('forgotten_at', 'is', null)
       .orderBy(sql`array_position(array['critical','high','normal','low']::text[], priority)`)
       .orderBy('updated_at', 'desc')
@@ -263,18 +194,48 @@ export class MemoriesRepository {
   }
 
   /** Counts for the recall header: memories recall could show, and how many are verified. */
+  @GenerateSql({ params: [M, SAMPLE.date] })
   async recallCounts(tx: TenantTx, mindId: string, at: Date): Promise<{ total: number; verified: number }> {
-    const row = await tx.trx
+    return tx.trx
+      .selectFrom('memories')
+      .select([sql<number>`count(*)::int`.as('total'), sql<number>`(count(*) filter (where verified))::int`.as('verified')])
+      .where('tenant_id', '=', tx.tenantId)
+      .where('mind_id', '=', mindId)
+      .where(notExpiredSql(at))
+      .where('forgotten_at', 'is', null)
+      .executeTakeFirstOrThrow();
+  }
+
+  /** A mind's memories counted by layer and tier, with the forgotten and the expired at `at` among them. */
+  @GenerateSql({ params: [M, SAMPLE.date] })
+  countsByLayerAndTier(tx: TenantTx, mindId: string, at: Date): Promise<LayerTierCount[]> {
+    return tx.trx
       .selectFrom('memories')
       .select([
-        sql<number>`count(*)::int`.as('total'),
-        sql<number>`(count(*) filter (where verified))::int`.as('verified'),
+        'layer',
+        'tier',
+        sql<number>`count(*)::int`.as('n'),
+        sql<number>`(count(*) filter (where forgotten_at is not null))::int`.as('forgotten'),
+        sql<number>`(count(*) filter (where ${expiredSql(at)}))::int`.as('expired'),
       ])
       .where('tenant_id', '=', tx.tenantId)
       .where('mind_id', '=', mindId)
-      .where((eb) => notExpired(eb, at))
-      .where('forgotten_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    return row;
+      .groupBy(['layer', 'tier'])
+      .execute();
+  }
+
+  /**
+   * Recomputes every memory's strength from its layer under new strength parameters (a tenant's
+   * settings changed): `S = base × coefficient[layer]`, × the synaptic factor for consolidated
+   * memories (libs/memory `layerStrengthDays`), in one statement.
+   */
+  @GenerateSql({ params: [SAMPLE.config.retention, SAMPLE.config.consolidation.synaptic_factor] })
+  async rescaleStrength(tx: TenantTx, retention: LifecycleConfig['retention'], synapticFactor: number): Promise<void> {
+    const c = retention.coefficients;
+    await sql`
+      update memories set strength_days = ${retention.base_strength_days}::float8
+        * (case layer when 'working' then ${c.working}::float8 when 'short_term' then ${c.short_term}::float8 else ${c.long_term}::float8 end)
+        * (case when synaptic_consolidated then ${synapticFactor}::float8 else 1 end)
+      where tenant_id = ${tx.tenantId} and strength_days is not null`.execute(tx.trx);
   }
 }

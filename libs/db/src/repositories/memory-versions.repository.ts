@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import type { Insertable } from 'kysely';
+import type { MemoryRow } from '../memory-row';
+import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { TenantTx } from '../tenant-db';
-import type { ActorType, MemoryChange, MemoryVersion } from '../schema';
-import type { MemoryRow } from './memories.repository';
+import type { ActorType, MemoryChange, MemoryVersion, MemoryVersionsTable } from '../schema';
 
 /** Who made a change: a user, a Mind Key, or the system (background jobs). */
 export interface Actor {
@@ -31,9 +33,19 @@ export const VERSION_COLUMNS = [
 
 export type MemoryVersionRow = Omit<MemoryVersion, 'tenant_id'>;
 
+/** A version as a restore inserts it (an import's history). */
+export type NewMemoryVersion = Omit<Insertable<MemoryVersionsTable>, 'tenant_id'>;
+
+/** Versions per statement of a bulk insert. */
+const INSERT_CHUNK = 500;
+
+const M = SAMPLE.uuid;
+const SAMPLE_ROW = { id: M, version: 1, mind_id: M, category: 'note', key: 'k', content: 'c', tags: [], priority: 'normal', source: 'agent', verified: false, confidence: 0.7, expires_at: null } as unknown as MemoryRow;
+
 @Injectable()
 export class MemoryVersionsRepository {
   /** Records the state `memory` is in now as its version `memory.version`. */
+  @GenerateSql({ params: [SAMPLE_ROW, 'update', { type: 'user', id: M }] })
   async record(tx: TenantTx, memory: MemoryRow, change: MemoryChange, actor: Actor): Promise<void> {
     await tx.trx
       .insertInto('memory_versions')
@@ -59,6 +71,7 @@ export class MemoryVersionsRepository {
   }
 
   /** Every version of a memory, newest first. */
+  @GenerateSql({ params: [M, M] })
   list(tx: TenantTx, mindId: string, memoryId: string): Promise<MemoryVersionRow[]> {
     return tx.trx
       .selectFrom('memory_versions')
@@ -68,5 +81,37 @@ export class MemoryVersionsRepository {
       .where('memory_id', '=', memoryId)
       .orderBy('version', 'desc')
       .execute();
+  }
+
+  /** Inserts versions as given (a restore), in statements of at most 500 rows. */
+  @GenerateSql({ params: [[{ memory_id: M, version: 1, mind_id: M, change: 'create', category: 'note', key: 'k', content: 'c', tags: [], priority: 'normal', source: 'agent', verified: false, confidence: 0.7, expires_at: null, actor_type: 'user', actor_id: M, created_at: SAMPLE.date }]] })
+  async insertMany(tx: TenantTx, versions: readonly NewMemoryVersion[]): Promise<void> {
+    for (let i = 0; i < versions.length; i += INSERT_CHUNK) {
+      await tx.trx
+        .insertInto('memory_versions')
+        .values(versions.slice(i, i + INSERT_CHUNK).map((v) => ({ ...v, tenant_id: tx.tenantId })))
+        .execute();
+    }
+  }
+
+  /** The versions of these memories, by memory then oldest first (an export's batch). */
+  @GenerateSql({ params: [[M]] })
+  forMemories(tx: TenantTx, memoryIds: readonly string[]): Promise<MemoryVersionRow[]> {
+    if (memoryIds.length === 0) return Promise.resolve([]);
+    return tx.trx
+      .selectFrom('memory_versions')
+      .select(VERSION_COLUMNS)
+      .where('tenant_id', '=', tx.tenantId)
+      .where('memory_id', 'in', [...memoryIds])
+      .orderBy('memory_id')
+      .orderBy('version')
+      .execute();
+  }
+
+  /** Deletes the history of every memory of a mind. @returns how many versions. */
+  @GenerateSql({ params: [M] })
+  async deleteForMind(tx: TenantTx, mindId: string): Promise<number> {
+    const result = await tx.trx.deleteFrom('memory_versions').where('tenant_id', '=', tx.tenantId).where('mind_id', '=', mindId).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 }

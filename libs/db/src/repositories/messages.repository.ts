@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { TenantTx } from '../tenant-db';
+import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { ImportanceSource, Message } from '../schema';
 
 export interface NewMessage {
@@ -16,6 +17,7 @@ export interface NewMessage {
 @Injectable()
 export class MessagesRepository {
   /** Stores messages exactly as received (the sensory register's log, DESIGN §3). */
+  @GenerateSql({ params: [SAMPLE.uuid, [{ id: SAMPLE.uuid2, conversation_id: 'c1', role: 'user', speaker: null, content: 'c', metadata: {}, occurred_at: SAMPLE.date, received_at: SAMPLE.date }]] })
   async insert(tx: TenantTx, mindId: string, messages: readonly NewMessage[]): Promise<void> {
     if (messages.length === 0) return;
     await tx.trx
@@ -25,6 +27,7 @@ export class MessagesRepository {
   }
 
   /** Records what attention made of a message. */
+  @GenerateSql({ params: [SAMPLE.uuid, { stm_entry_id: null, importance: 0.5, importance_source: 'rules', at: SAMPLE.date }] })
   async markProcessed(
     tx: TenantTx,
     id: string,
@@ -38,6 +41,7 @@ export class MessagesRepository {
       .execute();
   }
 
+  @GenerateSql({ params: [SAMPLE.uuid, 'c1', SAMPLE.limit] })
   list(tx: TenantTx, mindId: string, conversationId: string, limit: number): Promise<Message[]> {
     return tx.trx
       .selectFrom('messages')

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import type { StmEntry } from '@engram/memory';
+import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { TenantTx } from '../tenant-db';
 import type { ImportanceSource, StmRow } from '../schema';
 
@@ -39,11 +40,13 @@ export class StmRepository {
    * Serialises work on one conversation's buffer: a transaction-scoped advisory lock keyed by
    * (tenant, mind, conversation), taken before reading the buffer.
    */
+  @GenerateSql({ params: [SAMPLE.uuid, 'c1'] })
   async lockConversation(tx: TenantTx, mindId: string, conversationId: string): Promise<void> {
     await sql`select pg_advisory_xact_lock(hashtextextended(${`${tx.tenantId}:${mindId}:${conversationId}`}, 0))`.execute(tx.trx);
   }
 
   /** The buffer of one conversation, oldest first. */
+  @GenerateSql({ params: [SAMPLE.uuid, 'c1'] })
   async list(tx: TenantTx, mindId: string, conversationId: string): Promise<StoredStmEntry[]> {
     const rows = await tx.trx
       .selectFrom('stm_entries')
@@ -57,6 +60,7 @@ export class StmRepository {
   }
 
   /** Conversations of a mind with entries in STM (for the sleep-cycle sweep). */
+  @GenerateSql({ name: 'tenant', params: [] }, { name: 'mind', params: [SAMPLE.uuid] })
   async conversationsWithEntries(tx: TenantTx, mindId?: string): Promise<{ mind_id: string; conversation_id: string }[]> {
     let q = tx.trx.selectFrom('stm_entries').select(['mind_id', 'conversation_id']).distinct().where('tenant_id', '=', tx.tenantId);
     if (mindId) q = q.where('mind_id', '=', mindId);
@@ -64,6 +68,7 @@ export class StmRepository {
   }
 
   /** Replaces the stored buffer with `entries` (upsert the present ones, delete the rest). */
+  @GenerateSql({ name: 'empty', params: [SAMPLE.uuid, 'c1', []] }, { name: 'entries', params: [SAMPLE.uuid, 'c1', [{ id: SAMPLE.uuid2, content: 'c', speaker: null, message_ids: [], importance: 0.5, importance_source: 'rules', emotion: 0, association: 0, utility: 0, mentions: 1, rehearsal_count: 0, decay_factor: 0.85, entered_at: SAMPLE.date, last_rehearsed_at: SAMPLE.date, chunk: null }]] })
   async save(tx: TenantTx, mindId: string, conversationId: string, entries: readonly (StmEntry & { importance_source: ImportanceSource })[]): Promise<void> {
     const keep = entries.map((e) => e.id);
     let del = tx.trx

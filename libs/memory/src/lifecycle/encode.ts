@@ -25,13 +25,16 @@ export interface EncodedLifecycle {
  * schedule fixed from birth, with `next_review` its first slot (an import whose event time lies
  * in the past has that slot due already, as if the time had passed).
  *
- * @param bornAt when its life began (the write, or the event time of an import; ≤ now)
+ * @param input.bornAt when its life began (the write, or the event time of an import; ≤ now)
+ * @param input.layer the layer it is stored in when not the one its importance gives (a
+ *   generalised semantic memory is long-term from the start, seed 000): the strength is this
+ *   layer's, so a long-term memory never carries a short-term strength
  */
 export function encodeLifecycle(
-  input: { importance: number; bornAt: Date; synaptic?: boolean },
+  input: { importance: number; bornAt: Date; synaptic?: boolean; layer?: MemoryLayer },
   config: LifecycleConfig,
 ): EncodedLifecycle {
-  const layer = classifyLayer(input.importance, config);
+  const layer = input.layer ?? classifyLayer(input.importance, config);
   const retention = initialRetention(input.importance, config);
   const schedule = reviewSchedule(input.bornAt, input.importance, config);
   return {

@@ -21,3 +21,19 @@ export function forgettingVerdict(
   if (state.retention < f.soft_threshold) return 'soft_forget';
   return 'keep';
 }
+
+/**
+ * True when the forgetting sweep soft-forgets the memory now (docs/design.md §5): not forgotten
+ * yet, retention tracked (`null`: a row without lifecycle fields is never forgotten), not pinned
+ * (`critical`), and retention now below `forgetting.soft_threshold` (0.3).
+ *
+ * @param state.retention retention now, 0..1, or null when untracked
+ */
+export function softForgets(state: { retention: number | null; priority: MemoryPriority; forgotten_at: Date | null }, config: LifecycleConfig): boolean {
+  return state.forgotten_at === null && state.retention !== null && state.priority !== 'critical' && state.retention < config.forgetting.soft_threshold;
+}
+
+/** True when a memory has expired at `at`: its `expires_at` is at or before that instant (seed 002 "만료"). */
+export function isExpired(expiresAt: Date | null, at: Date): boolean {
+  return expiresAt !== null && expiresAt.getTime() <= at.getTime();
+}

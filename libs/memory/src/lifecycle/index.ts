@@ -14,3 +14,5 @@ export * from './stm';
 export * from './episodic';
 export * from './encode';
 export * from './generalise';
+export * from './stm-step';
+export * from './episode-memory';

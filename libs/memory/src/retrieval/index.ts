@@ -1,2 +1,3 @@
+export * from './bm25';
 export * from './hybrid-rank';
 export * from './ivfflat';

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { sql } from 'kysely';
+import { LRUCache } from 'lru-cache';
+import { MemoriesRepository, TenantDb, TenantsRepository, type TenantTx } from '@engram/db';
 import { resolveLifecycle, type LifecycleConfig } from '@engram/memory';
-import { TenantsRepository } from './repositories/tenants.repository';
-import { TenantDb, type TenantTx } from './tenant-db';
 
+/** How long a tenant's config is kept per process: a change reaches other pods within this time. */
 const CACHE_MS = 10_000;
+/** Tenants whose config one process keeps (bounded: a cache keyed by tenant must not grow with the customer base). */
+const CACHE_TENANTS = 10_000;
 
 /** Thrown when overrides break a rule; `problems` name each path (e.g. `retention.access_cap`). */
 export class LifecycleSettingsError extends Error {
@@ -15,41 +17,52 @@ export class LifecycleSettingsError extends Error {
   }
 }
 
+/** Strength parameters changed: existing memories' strength must follow (docs/design.md §5). */
+function strengthChanged(before: LifecycleConfig, after: LifecycleConfig): boolean {
+  const [r0, r1] = [before.retention, after.retention];
+  return (
+    r0.base_strength_days !== r1.base_strength_days ||
+    r0.coefficients.working !== r1.coefficients.working ||
+    r0.coefficients.short_term !== r1.coefficients.short_term ||
+    r0.coefficients.long_term !== r1.coefficients.long_term ||
+    before.consolidation.synaptic_factor !== after.consolidation.synaptic_factor
+  );
+}
+
 /**
- * A tenant's lifecycle config: DESIGN defaults merged with the overrides kept in
- * `tenants.settings.lifecycle`. Cached per process for 10 s, so a change reaches other pods
- * within that time.
+ * A tenant's lifecycle config (docs/configuration.md): the defaults of libs/memory
+ * `DEFAULT_LIFECYCLE` merged with the overrides kept in `tenants.settings.lifecycle`. Cached per
+ * process for 10 s (at most 10 000 tenants, least recently used out first).
  */
 @Injectable()
 export class LifecycleSettings {
-  private readonly cache = new Map<string, { until: number; config: LifecycleConfig }>();
+  private readonly cache = new LRUCache<string, LifecycleConfig>({ max: CACHE_TENANTS, ttl: CACHE_MS });
 
   constructor(
     private readonly tenants: TenantsRepository,
+    private readonly memories: MemoriesRepository,
     private readonly tenantDb: TenantDb,
   ) {}
 
   /** The tenant's config, from the cache when fresh, else read in a transaction of its own. */
   async forTenant(tenantId: string): Promise<LifecycleConfig> {
-    const hit = this.cache.get(tenantId);
-    if (hit && hit.until > Date.now()) return hit.config;
-    return this.tenantDb.run(tenantId, (tx) => this.get(tx));
+    return this.cache.get(tenantId) ?? this.tenantDb.run(tenantId, (tx) => this.get(tx));
   }
 
   /** The tenant's config, read inside `tx` unless cached. */
   async get(tx: TenantTx): Promise<LifecycleConfig> {
     const hit = this.cache.get(tx.tenantId);
-    if (hit && hit.until > Date.now()) return hit.config;
+    if (hit) return hit;
     const result = resolveLifecycle(await this.overrides(tx));
     // Stored overrides were validated when written; defaults are the safe answer if not.
     const config = result.success ? result.data : (resolveLifecycle({}) as { data: LifecycleConfig }).data;
-    this.cache.set(tx.tenantId, { until: Date.now() + CACHE_MS, config });
+    this.cache.set(tx.tenantId, config);
     return config;
   }
 
+  /** The overrides as stored (`{}` when none). */
   async overrides(tx: TenantTx): Promise<Record<string, unknown>> {
-    const settings = await this.tenants.settings(tx);
-    const lifecycle = settings.lifecycle;
+    const lifecycle = (await this.tenants.settings(tx)).lifecycle;
     return typeof lifecycle === 'object' && lifecycle !== null ? (lifecycle as Record<string, unknown>) : {};
   }
 
@@ -63,34 +76,18 @@ export class LifecycleSettings {
     const result = resolveLifecycle(overrides);
     if (!result.success) {
       throw new LifecycleSettingsError(
-      result.error.issues.map((i) => ({
-        path: i.path.join('.') || '(root)',
-        // "Unrecognized keys: ..." can list thousands of hostile keys.
-        message: i.message.length > 300 ? `${i.message.slice(0, 297)}...` : i.message,
-      })),
-    );
+        result.error.issues.map((i) => ({
+          path: i.path.join('.') || '(root)',
+          // "Unrecognized keys: ..." can list thousands of hostile keys.
+          message: i.message.length > 300 ? `${i.message.slice(0, 297)}...` : i.message,
+        })),
+      );
     }
     const before = await this.get(tx);
     await this.tenants.setSettingsSection(tx, 'lifecycle', overrides);
     const after = result.data;
-    const r0 = before.retention;
-    const r1 = after.retention;
-    if (
-      r0.base_strength_days !== r1.base_strength_days ||
-      r0.coefficients.working !== r1.coefficients.working ||
-      r0.coefficients.short_term !== r1.coefficients.short_term ||
-      r0.coefficients.long_term !== r1.coefficients.long_term ||
-      before.consolidation.synaptic_factor !== after.consolidation.synaptic_factor
-    ) {
-      await sql`
-        update memories set strength_days = ${r1.base_strength_days}::float8
-          * (case layer when 'working' then ${r1.coefficients.working}::float8
-                        when 'short_term' then ${r1.coefficients.short_term}::float8
-                        else ${r1.coefficients.long_term}::float8 end)
-          * (case when synaptic_consolidated then ${after.consolidation.synaptic_factor}::float8 else 1 end)
-        where tenant_id = ${tx.tenantId} and strength_days is not null`.execute(tx.trx);
-    }
-    this.cache.set(tx.tenantId, { until: Date.now() + CACHE_MS, config: after });
+    if (strengthChanged(before, after)) await this.memories.rescaleStrength(tx, after.retention, after.consolidation.synaptic_factor);
+    this.cache.set(tx.tenantId, after);
     return after;
   }
 }

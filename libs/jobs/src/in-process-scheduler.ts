@@ -2,12 +2,14 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { APP_CONFIG, CLOCK, type AppConfig, type Clock } from '@engram/config';
 import { QUEUE_NAMES, QueueName, scheduleIntervals } from '@engram/queues';
-import { LifecycleJobs, type FanOutReport } from './lifecycle-jobs.service';
-import { VectorIndexUpkeep } from './vector-index-upkeep.service';
+import { FanOutJob } from './fan-out.job';
+import type { FanOutReport } from './tenant-job';
+import { VectorIndexUpkeep } from './vector-index-upkeep';
 
 /**
- * Background work inside the API process (DESIGN §7, embedded mode: no `REDIS_URL`): the same
- * work as the worker's queues, on @nestjs/schedule intervals: the sleep cycle
+ * Background work inside the API process (docs/design.md §7, embedded mode: no `REDIS_URL`):
+ * the same jobs as the worker's queues, run by FanOutJob over every tenant on @nestjs/schedule
+ * intervals: the sleep cycle
  * (`SLEEP_CYCLE_INTERVAL_MS`), systems consolidation (`SYSTEMS_CONSOLIDATION_INTERVAL_MS`),
  * tiering (`TIERING_INTERVAL_MS`), forgetting (`FORGETTING_INTERVAL_MS`), the embedding backfill
  * (`EMBEDDINGS_BACKFILL_INTERVAL_MS`) and the vector index upkeep
@@ -21,7 +23,7 @@ export class InProcessScheduler implements OnApplicationBootstrap, OnApplication
   private readonly running = new Map<string, Promise<unknown>>();
 
   constructor(
-    private readonly jobs: LifecycleJobs,
+    private readonly fanOut: FanOutJob,
     private readonly vectorIndex: VectorIndexUpkeep,
     private readonly registry: SchedulerRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -43,7 +45,7 @@ export class InProcessScheduler implements OnApplicationBootstrap, OnApplication
 
   /** One queue's work over every tenant, now. */
   run(queue: QueueName): Promise<FanOutReport> {
-    return this.jobs.runAll(queue, this.clock.now());
+    return this.fanOut.runAll(queue, this.clock.now());
   }
 
   /** The sleep cycle over every tenant. @returns entries consolidated. */

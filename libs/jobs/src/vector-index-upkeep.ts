@@ -12,7 +12,7 @@ export interface VectorIndexReport extends VectorIndexState {
 }
 
 /**
- * Keeps the ivfflat index sized to the table (issue 3 "Index upkeep"): `lists` = rows/1000 up to
+ * Keeps the ivfflat index sized to the table (docs/background-work.md, "vector index upkeep"): `lists` = rows/1000 up to
  * a million rows, sqrt(rows) beyond, rebuilt once the table has grown to
  * `VECTOR_INDEX_REBUILD_GROWTH` times the rows of the last build (or shrunk as much). Rebuilding
  * needs the table owner: the embedded database's session user, or in PostgreSQL

@@ -1,0 +1,43 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { MemoryCategory, MemoryLayer, MemoryPriority, MemoryTier, MemoryType } from '@engram/memory';
+import { notExpiredSql } from './lifecycle-sql';
+
+/**
+ * What lists, tag look-ups and search narrow a mind's memories by (docs/api.md): one filter
+ * and one SQL builder for all of them. Tags are already normalised (lower-case).
+ */
+export interface MemoryFilter {
+  category?: MemoryCategory;
+  /** Every one of these tags. */
+  tags?: string[];
+  priority?: MemoryPriority;
+  memoryType?: MemoryType;
+  layer?: MemoryLayer;
+  tier?: MemoryTier;
+  /** occurred_at ≥ from */
+  from?: Date;
+  /** occurred_at < to */
+  to?: Date;
+  verified?: boolean;
+  /** Leave out memories expired at this instant. */
+  activeAt?: Date;
+  /** Web-search syntax every result must match (search `mode=all`: the query's words are a constraint). */
+  mustMatch?: string;
+}
+
+/** The filter as one SQL condition over the unqualified columns of `memories` (`true` when empty). */
+export function memoryFilterSql(f: MemoryFilter): RawBuilder<boolean> {
+  const parts: RawBuilder<unknown>[] = [];
+  if (f.activeAt) parts.push(notExpiredSql(f.activeAt));
+  if (f.category) parts.push(sql`category = ${f.category}`);
+  if (f.priority) parts.push(sql`priority = ${f.priority}`);
+  if (f.tags && f.tags.length > 0) parts.push(sql`tags @> ${f.tags}::text[]`);
+  if (f.memoryType) parts.push(sql`memory_type = ${f.memoryType}`);
+  if (f.layer) parts.push(sql`layer = ${f.layer}`);
+  if (f.tier) parts.push(sql`tier = ${f.tier}`);
+  if (f.from) parts.push(sql`occurred_at >= ${f.from}::timestamptz`);
+  if (f.to) parts.push(sql`occurred_at < ${f.to}::timestamptz`);
+  if (f.verified !== undefined) parts.push(sql`verified = ${f.verified}`);
+  if (f.mustMatch !== undefined) parts.push(sql`search_vector @@ websearch_to_tsquery('english', ${f.mustMatch})`);
+  return parts.length === 0 ? sql<boolean>`true` : sql<boolean>`(${sql.join(parts, sql` and `)})`;
+}

@@ -1,0 +1,41 @@
+import { EmbeddingsRepository } from './embeddings.repository';
+import { MemoriesRepository } from './memories.repository';
+import { MemorySweepsRepository } from './memory-sweeps.repository';
+import { MemoryVersionsRepository } from './memory-versions.repository';
+import { MessagesRepository } from './messages.repository';
+import { MindKeysRepository } from './mind-keys.repository';
+import { MindsRepository } from './minds.repository';
+import { RetrievalRepository } from './retrieval.repository';
+import { StmRepository } from './stm.repository';
+import { TenantsRepository } from './tenants.repository';
+import { TombstonesRepository } from './tombstones.repository';
+import { UsersRepository } from './users.repository';
+
+export * from './embeddings.repository';
+export * from './memories.repository';
+export * from './memory-sweeps.repository';
+export * from './memory-versions.repository';
+export * from './messages.repository';
+export * from './mind-keys.repository';
+export * from './minds.repository';
+export * from './retrieval.repository';
+export * from './stm.repository';
+export * from './tenants.repository';
+export * from './tombstones.repository';
+export * from './users.repository';
+
+/** Every repository: all the SQL of the application lives in these (each method snapshotted in libs/db/queries). */
+export const REPOSITORIES = [
+  TenantsRepository,
+  UsersRepository,
+  MindsRepository,
+  MindKeysRepository,
+  MemoriesRepository,
+  MemoryVersionsRepository,
+  MemorySweepsRepository,
+  EmbeddingsRepository,
+  TombstonesRepository,
+  StmRepository,
+  MessagesRepository,
+  RetrievalRepository,
+] as const;

@@ -1,0 +1,32 @@
+import { Global, Module } from '@nestjs/common';
+import { EmbeddingBackfillJob } from './embedding-backfill.job';
+import { EpisodeGeneralisation } from './episode-generalisation';
+import { FanOutJob } from './fan-out.job';
+import { ForgettingJob } from './forgetting.job';
+import { InProcessScheduler } from './in-process-scheduler';
+import { JobRegistry } from './job-registry';
+import { SleepCycleJob } from './sleep-cycle.job';
+import { SystemsConsolidationJob } from './systems-consolidation.job';
+import { TieringJob } from './tiering.job';
+import { VectorIndexUpkeep } from './vector-index-upkeep';
+
+const providers = [
+  SleepCycleJob,
+  SystemsConsolidationJob,
+  TieringJob,
+  ForgettingJob,
+  EmbeddingBackfillJob,
+  EpisodeGeneralisation,
+  JobRegistry,
+  FanOutJob,
+  InProcessScheduler,
+  VectorIndexUpkeep,
+];
+
+/**
+ * The background jobs (docs/background-work.md): one per queue, the fan-out, the in-process
+ * scheduler of embedded mode and the vector index upkeep. Needs ServicesModule.
+ */
+@Global()
+@Module({ providers, exports: providers })
+export class JobsModule {}

@@ -1,0 +1,71 @@
+import { CONTENT_MAX_BYTES, type MemoryCategory } from '../memory.constants';
+import { provenanceOf, type WriterKind } from '../provenance';
+import type { NewMemoryInput } from '../write/new-memory';
+import type { ConsolidationTrigger } from './consolidation';
+import { episodicPayload } from './episodic';
+import { contentWords } from './similarity';
+import type { SourcedStmEntry } from './stm-step';
+
+/** Text cut to a memory's content limit (32 KiB of UTF-8) on a character boundary, marked with an ellipsis. */
+export function fitContent(text: string): string {
+  if (Buffer.byteLength(text, 'utf8') <= CONTENT_MAX_BYTES) return text;
+  const chars = [...text];
+  let bytes = 3; // the ellipsis
+  let end = 0;
+  while (end < chars.length && bytes + Buffer.byteLength(chars[end] as string, 'utf8') <= CONTENT_MAX_BYTES) bytes += Buffer.byteLength(chars[end++] as string, 'utf8');
+  return `${chars.slice(0, end).join('')}…`;
+}
+
+/** Seed 002 category of an episode, read from its wording: preferences and identity; else a note. */
+export function episodeCategory(content: string): MemoryCategory {
+  if (/\b(i (really |truly )?(like|love|prefer|enjoy|hate|dislike|adore)|my favou?rite|좋아해|싫어해)\b/i.test(content)) return 'preference';
+  if (/\b(my name is|i am an? |i'm an? |i work as|i live in|i'm from|i am from|제 이름은|저는 .+입니다)/i.test(content)) return 'identity';
+  return 'note';
+}
+
+/** The key of the episodic memory an STM entry consolidates into: from the entry's id, so a repeated consolidation finds it. */
+export function episodeKey(entryId: string): string {
+  return `episode_${entryId.replace(/-/g, '')}`;
+}
+
+/**
+ * The episodic memory an STM entry consolidates into (seed 000 `consolidate`): its compressed
+ * form in seed 000's payload shape, the messages it holds as `source_refs`, its speaker as a
+ * tag, strength × the synaptic factor, on the entry's event time.
+ *
+ * @param ctx.similar ids of the mind's memories most like it (its `similar_events`)
+ */
+export function episodeMemory(
+  entry: SourcedStmEntry,
+  ctx: { mindId: string; conversationId: string; writer: WriterKind; trigger: ConsolidationTrigger; score: number; similar: readonly string[]; now: Date },
+): Omit<NewMemoryInput, 'id'> {
+  return {
+    mindId: ctx.mindId,
+    category: episodeCategory(entry.content),
+    key: episodeKey(entry.id),
+    // A speaker's name can push a 32 KiB message past a memory's limit: the raw message stays
+    // in the log (source_refs) whole.
+    content: fitContent(entry.content),
+    tags: entry.speaker ? [entry.speaker.replace(/,/g, ' ').slice(0, 64)] : [],
+    provenance: provenanceOf(ctx.writer, undefined),
+    occurredAt: entry.entered_at,
+    now: ctx.now,
+    memoryType: 'episodic',
+    sourceRefs: entry.message_ids,
+    temporalContext: `conversation ${ctx.conversationId}`.slice(0, 255),
+    payload: episodicPayload({
+      content: entry.content,
+      occurredAt: entry.entered_at,
+      conversationId: ctx.conversationId,
+      speakers: entry.speaker ? [entry.speaker] : [],
+      importance: entry.importance,
+      sequencePosition: null,
+      trigger: ctx.trigger,
+      similarEvents: ctx.similar.slice(0, 3),
+      semanticLinks: [...contentWords(entry.content)].slice(0, 10),
+    }) as unknown as Record<string, unknown>,
+    importance: { score: entry.importance, path: entry.importance_source },
+    synaptic: true,
+    consolidationScore: ctx.score,
+  };
+}

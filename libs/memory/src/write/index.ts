@@ -1,0 +1,2 @@
+export * from './new-memory';
+export * from './memory-change';

@@ -1,0 +1,280 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '@engram/config';
+import { MemoriesRepository, MessagesRepository, StmRepository, TenantDb, newId, type NewMessage, type TenantTx } from '@engram/db';
+import { RequestEmbedder } from '@engram/embeddings';
+import { ImportanceScorer } from '@engram/llm';
+import {
+  advanceStm,
+  attend,
+  contentWords,
+  enterStm,
+  entryScore,
+  episodeMemory,
+  immediateTriggers,
+  stmContent,
+  stmDecision,
+  wordSimilarity,
+  type ConsolidationTrigger,
+  type ImportanceResult,
+  type LifecycleConfig,
+  type SourcedStmEntry,
+} from '@engram/memory';
+import { HybridSearch } from './hybrid-search.service';
+import { LifecycleSettings } from './lifecycle-settings.service';
+import type { MemoryScope } from './memory-scope';
+import { MemoryWriter } from './memory-writer.service';
+import { MindAccess } from './mind-access';
+
+/** A message as posted to a conversation. */
+export interface IncomingMessage {
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  speaker?: string;
+  content: string;
+  occurred_at?: string;
+  metadata?: Record<string, unknown>;
+  importance?: number;
+}
+
+/** What one consolidation did: a new episodic memory, or a near-duplicate reinforced. */
+export interface ConsolidationOutcome {
+  stm_entry_id: string;
+  memory_id: string;
+  key: string;
+  trigger: ConsolidationTrigger;
+  status: 'created' | 'reinforced';
+  score: number;
+  /** How many messages the entry held (a chunk holds several). */
+  messages: number;
+}
+
+export interface AppendResult {
+  conversation_id: string;
+  message_ids: string[];
+  attended: number;
+  rehearsed: number;
+  below_attention: number;
+  discarded: number;
+  consolidated: ConsolidationOutcome[];
+  stm_size: number;
+  stm_capacity: number;
+}
+
+/** Memories compared with an entry for its association and for a near-duplicate. */
+const SIMILAR_CANDIDATES = 5;
+/** Messages scored at once (the scorer may call an LLM). */
+const SCORING_BATCH = 8;
+
+/**
+ * The conversation stream of seed 000 (docs/design.md §4): raw messages are stored as received
+ * (committed before any scoring), then each is scored; those that pass attention enter the
+ * conversation's short-term memory (STM), rehearsing an entry they repeat. STM holds
+ * `stm.capacity` entries; time and triggers move entries to long-term memory (episodic memories
+ * with the message ids as `source_refs`), and a near-duplicate of an existing memory (found by
+ * hybrid search) reinforces it instead of adding a copy. Messages of the past are processed on
+ * their own event time. The rules are libs/memory's (`attend`, `enterStm`, `advanceStm`).
+ */
+@Injectable()
+export class ConversationStream {
+  constructor(
+    private readonly tenantDb: TenantDb,
+    private readonly settings: LifecycleSettings,
+    private readonly minds: MindAccess,
+    private readonly messages: MessagesRepository,
+    private readonly stm: StmRepository,
+    private readonly memories: MemoriesRepository,
+    private readonly writer: MemoryWriter,
+    private readonly search: HybridSearch,
+    private readonly scorer: ImportanceScorer,
+    private readonly embedder: RequestEmbedder,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Stores the messages, scores them, and runs them through STM in event-time order. @throws AppError 404 for a mind not in the tenant */
+  async append(scope: MemoryScope, conversationId: string, incoming: IncomingMessage[]): Promise<AppendResult> {
+    const received = this.clock.now();
+    const rows: NewMessage[] = incoming.map((m) => ({
+      id: newId(),
+      conversation_id: conversationId,
+      role: m.role,
+      speaker: m.speaker ?? null,
+      content: m.content,
+      metadata: m.metadata ?? {},
+      occurred_at: m.occurred_at ? new Date(m.occurred_at) : received,
+      received_at: received,
+    }));
+    await this.tenantDb.run(scope.tenantId, async (tx) => {
+      await this.minds.require(tx, scope);
+      await this.messages.insert(tx, scope.mindId, rows);
+    });
+    const config = await this.settings.forTenant(scope.tenantId);
+    const scores = await this.scoreAll(incoming, config);
+    const order = rows.map((row, i) => ({ row, message: incoming[i] as IncomingMessage, importance: scores[i] as ImportanceResult }));
+    order.sort((a, b) => a.row.occurred_at.getTime() - b.row.occurred_at.getTime());
+    return this.tenantDb.run(scope.tenantId, async (tx) => {
+      await this.stm.lockConversation(tx, scope.mindId, conversationId);
+      let buffer: SourcedStmEntry[] = await this.stm.list(tx, scope.mindId, conversationId);
+      const result: AppendResult = {
+        conversation_id: conversationId,
+        message_ids: rows.map((r) => r.id),
+        ...{ attended: 0, rehearsed: 0, below_attention: 0, discarded: 0, consolidated: [], stm_size: 0 },
+        stm_capacity: config.stm.capacity,
+      };
+      let at = received;
+      for (const { row, message, importance } of order) {
+        at = row.occurred_at.getTime() < received.getTime() ? row.occurred_at : received;
+        buffer = await this.advance(tx, scope, conversationId, buffer, at, config, result);
+        const stmMessage = { id: row.id, speaker: message.speaker ?? message.role, text: message.content, importance };
+        const seen = attend(buffer, stmMessage, at, config);
+        let entryId: string | null = null;
+        if (seen.kind === 'below_attention') {
+          result.below_attention += 1;
+        } else if (seen.kind === 'rehearsal') {
+          [buffer, entryId] = [seen.buffer, seen.entryId];
+          result.rehearsed += 1;
+        } else {
+          const entered = enterStm(buffer, stmMessage, await this.association(tx, scope, stmContent(stmMessage), buffer, config), at, config, newId);
+          buffer = entered.buffer;
+          for (const out of entered.evicted) {
+            if (out.consolidate) result.consolidated.push(await this.consolidate(tx, scope, conversationId, out.entry, 'capacity', config));
+            else result.discarded += 1;
+          }
+          entryId = entered.entry.id;
+          result.attended += 1;
+        }
+        await this.messages.markProcessed(tx, row.id, { stm_entry_id: entryId, importance: importance.score, importance_source: importance.path, at: received });
+      }
+      buffer = await this.advance(tx, scope, conversationId, buffer, at, config, result);
+      await this.stm.save(tx, scope.mindId, conversationId, buffer);
+      result.stm_size = buffer.length;
+      return result;
+    });
+  }
+
+  /**
+   * The explicit save (seed 000 `explicit_save_command`): every entry of the conversation's STM
+   * moves to long-term memory now, whatever its score. @throws AppError 404 for a mind not in the tenant
+   */
+  async consolidateAll(scope: MemoryScope, conversationId: string): Promise<ConsolidationOutcome[]> {
+    const config = await this.settings.forTenant(scope.tenantId);
+    return this.tenantDb.run(scope.tenantId, async (tx) => {
+      await this.minds.require(tx, scope);
+      await this.stm.lockConversation(tx, scope.mindId, conversationId);
+      const out: ConsolidationOutcome[] = [];
+      for (const entry of await this.stm.list(tx, scope.mindId, conversationId)) out.push(await this.consolidate(tx, scope, conversationId, entry, 'explicit_save', config));
+      await this.stm.save(tx, scope.mindId, conversationId, []);
+      return out;
+    });
+  }
+
+  /**
+   * The sleep cycle for one conversation at `now` (docs/design.md §4): the time rules applied to
+   * every entry. Idempotent: a second run at the same time finds nothing to do.
+   */
+  async sleepCycle(scope: MemoryScope, conversationId: string): Promise<{ consolidated: ConsolidationOutcome[]; discarded: number }> {
+    const config = await this.settings.forTenant(scope.tenantId);
+    const now = this.clock.now();
+    return this.tenantDb.run(scope.tenantId, async (tx) => {
+      await this.stm.lockConversation(tx, scope.mindId, conversationId);
+      const result = { consolidated: [] as ConsolidationOutcome[], discarded: 0 };
+      const before = await this.stm.list(tx, scope.mindId, conversationId);
+      const after = await this.advance(tx, scope, conversationId, before, now, config, result);
+      if (after.length !== before.length) await this.stm.save(tx, scope.mindId, conversationId, after);
+      return result;
+    });
+  }
+
+  /** The conversation's STM as it stands, with each entry's score and what the rules say at `now`. @throws AppError 404 */
+  async view(scope: MemoryScope, conversationId: string) {
+    const config = await this.settings.forTenant(scope.tenantId);
+    const now = this.clock.now();
+    const entries = await this.tenantDb.run(scope.tenantId, async (tx) => {
+      await this.minds.require(tx, scope);
+      return this.stm.list(tx, scope.mindId, conversationId);
+    });
+    return {
+      conversation_id: conversationId,
+      capacity: config.stm.capacity,
+      as_of: now.toISOString(),
+      entries: entries.map((e) => {
+        const score = entryScore(e, config);
+        const { position: _position, conversation_id: _conversation, ...fields } = e;
+        return {
+          ...fields,
+          entered_at: e.entered_at.toISOString(),
+          last_rehearsed_at: e.last_rehearsed_at.toISOString(),
+          seconds_in_stm: Math.max(0, (now.getTime() - e.entered_at.getTime()) / 1000),
+          consolidation_score: score,
+          triggers: immediateTriggers(e, config),
+          decision_now: stmDecision({ ...e, score }, now, config).action,
+          chunk: e.chunk,
+        };
+      }),
+    };
+  }
+
+  /** Scores the messages (the caller's importance when given), a few at a time, before any transaction holds a connection. */
+  private async scoreAll(incoming: readonly IncomingMessage[], config: LifecycleConfig): Promise<ImportanceResult[]> {
+    const scores: ImportanceResult[] = [];
+    for (let i = 0; i < incoming.length; i += SCORING_BATCH) {
+      const batch = incoming.slice(i, i + SCORING_BATCH);
+      scores.push(...(await Promise.all(batch.map((m) => (m.importance !== undefined ? { score: m.importance, path: 'caller' as const } : this.scorer.score(m.content, {}, config))))));
+    }
+    return scores;
+  }
+
+  /** The time rules at `at`: entries that consolidate (written now) or leave; the rest stay. */
+  private async advance(
+    tx: TenantTx,
+    scope: MemoryScope,
+    conversationId: string,
+    buffer: SourcedStmEntry[],
+    at: Date,
+    config: LifecycleConfig,
+    result: { consolidated: ConsolidationOutcome[]; discarded: number },
+  ): Promise<SourcedStmEntry[]> {
+    const step = advanceStm(buffer, at, config);
+    for (const { entry, trigger } of step.consolidate) result.consolidated.push(await this.consolidate(tx, scope, conversationId, entry, trigger, config));
+    result.discarded += step.discarded;
+    return step.kept;
+  }
+
+  /** The mind's memories most like a text: hybrid search over full text, not an access. */
+  private async similar(tx: TenantTx, scope: MemoryScope, content: string, config: LifecycleConfig) {
+    const hits = await this.search.search(tx, scope.mindId, { q: content.slice(0, 1000), mode: 'any', vector: null, filter: {}, limit: SIMILAR_CANDIDATES }, config, { access: false });
+    return hits.map((h) => h.row);
+  }
+
+  /** How strongly a new entry ties to what the mind already holds: its closest STM entry or memory, 0..1. */
+  private async association(tx: TenantTx, scope: MemoryScope, content: string, buffer: readonly SourcedStmEntry[], config: LifecycleConfig): Promise<number> {
+    const words = contentWords(content);
+    let best = 0;
+    for (const e of buffer) best = Math.max(best, wordSimilarity(words, e.content));
+    for (const m of await this.similar(tx, scope, content, config)) best = Math.max(best, wordSimilarity(words, m.content));
+    return best;
+  }
+
+  /**
+   * STM → LTM (seed 000 `consolidate`): an existing memory of nearly the same words is reinforced
+   * (MemoryWriter `reinforce`); otherwise a new episodic memory is written (libs/memory
+   * `episodeMemory`: its compressed form, strength × 1.5, the messages as `source_refs`).
+   */
+  private async consolidate(tx: TenantTx, scope: MemoryScope, conversationId: string, entry: SourcedStmEntry, trigger: ConsolidationTrigger, config: LifecycleConfig): Promise<ConsolidationOutcome> {
+    const now = this.clock.now();
+    const outcome = { stm_entry_id: entry.id, trigger, score: entryScore(entry, config), messages: entry.message_ids.length };
+    const words = contentWords(entry.content);
+    const candidates = await this.similar(tx, scope, entry.content, config);
+    const near = candidates.find((m) => wordSimilarity(words, m.content) >= config.consolidation.near_duplicate_similarity);
+    if (near) {
+      await this.writer.reinforce(tx, near, entry.message_ids, now, config);
+      return { ...outcome, memory_id: near.id, key: near.key, status: 'reinforced' };
+    }
+    // A local embedder costs nothing here; a remote one is left to the backfill, outside this transaction.
+    const vector = this.embedder.local ? ((await this.embedder.tryEmbed([entry.content])).vectors[0] ?? null) : null;
+    const input = { ...episodeMemory(entry, { mindId: scope.mindId, conversationId, writer: scope.writer, trigger, score: outcome.score, similar: candidates.map((c) => c.id), now }), id: newId() };
+    const created = await this.writer.create(tx, input, config, scope.actor, { model: this.embedder.embedder.model, vector });
+    if (created) return { ...outcome, memory_id: created.id, key: created.key, status: 'created' };
+    // Consolidated before (an interrupted run repeated): that memory stands.
+    const existing = await this.memories.findByKeyForUpdate(tx, scope.mindId, input.category, input.key);
+    return { ...outcome, memory_id: existing?.id ?? input.id, key: input.key, status: 'reinforced' };
+  }
+}

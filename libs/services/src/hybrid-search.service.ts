@@ -1,0 +1,147 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { CLOCK, type Clock } from '@engram/config';
+import { MemoriesRepository, RetrievalRepository, type MatchMode, type MemoryFilter, type MemoryRow, type TenantTx, type VectorScan } from '@engram/db';
+import { RequestEmbedder } from '@engram/embeddings';
+import {
+  DF_COUNT_CAP,
+  estimatedDocumentFrequency,
+  rankHybrid,
+  withDocumentFrequency,
+  type Candidate,
+  type Explanation,
+  type LifecycleConfig,
+  type TextStats,
+} from '@engram/memory';
+
+/** One result of a hybrid search: the memory (with this access counted), its score and how it came about. */
+export interface HybridHit {
+  row: MemoryRow;
+  score: number;
+  explain: Explanation;
+}
+
+/** A search: text, how it matches, the query's vector (null: full text only), filter and how many hits. */
+export interface HybridQuery {
+  q: string;
+  mode: MatchMode;
+  vector: number[] | null;
+  filter: MemoryFilter;
+  limit: number;
+}
+
+const NEIGHBOUR_REACH = 2;
+/** How long a mind's size and full-text statistics are kept before they are counted again. */
+const MIND_CACHE_MS = 60_000;
+/** Minds one process keeps statistics for (bounded: least recently searched out first). */
+const MIND_CACHE_MINDS = 10_000;
+/** Document frequencies kept per mind (they travel with every query). */
+const STATS_CACHE_WORDS = 1000;
+
+/** What search knows of a mind between counts: its size and, once searched by text, its statistics. */
+interface MindState {
+  size: number;
+  text?: TextStats;
+}
+
+/**
+ * Hybrid retrieval (docs/design.md §6): BM25 full text and nearest embeddings bring candidates,
+ * their neighbours in time join them, and libs/memory `rankHybrid` fuses and weights them.
+ * Vectors are scanned exactly in minds smaller than `retrieval.exact_scan_below` and through
+ * ivfflat (with `retrieval.probes`, iterating into more lists until enough of the mind's rows
+ * pass) above it. Every hit returned is an access unless the caller says otherwise. Runs inside
+ * the caller's transaction.
+ */
+@Injectable()
+export class HybridSearch {
+  private readonly minds = new LRUCache<string, MindState>({ max: MIND_CACHE_MINDS, ttl: MIND_CACHE_MS });
+
+  constructor(
+    private readonly retrieval: RetrievalRepository,
+    private readonly memories: MemoriesRepository,
+    private readonly embedder: RequestEmbedder,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /**
+   * The query's vector, or null when the embedder cannot give one within `EMBEDDINGS_WAIT_MS`
+   * (search goes on with full text) or the text has no features (an all-zero vector).
+   */
+  async queryVector(q: string): Promise<number[] | null> {
+    const [v] = (await this.embedder.tryEmbed([q])).vectors;
+    return v && v.some((x) => x !== 0) ? v : null;
+  }
+
+  /**
+   * The best `query.limit` memories of the mind for the query, best first.
+   * @param options.access false: the hits are not accesses (a caller that uses only some records those itself)
+   */
+  async search(tx: TenantTx, mindId: string, query: HybridQuery, config: LifecycleConfig, options: { access?: boolean } = {}): Promise<HybridHit[]> {
+    const r = config.retrieval;
+    const mind = await this.mindState(tx, mindId);
+    const scan: VectorScan = !query.vector || mind.size < r.exact_scan_below ? { exact: true } : { exact: false, probes: r.probes };
+    await this.retrieval.preferIndexScans(tx);
+    const { lexemes, stats } = query.mode === 'vector' ? { lexemes: [], stats: mind.text ?? { n: mind.size, avgdl: 1, df: new Map() } } : await this.textStats(tx, mindId, query.q, mind);
+    const found = await this.retrieval.search(tx, mindId, { ...query, lexemes, stats }, query.filter, r.candidates, { bm25: { k1: r.bm25_k1, b: r.bm25_b }, scan });
+    // Document frequencies change slowly: keep them until the size is counted again rather than
+    // count them per query.
+    if (query.mode !== 'vector' && stats.df.size <= STATS_CACHE_WORDS) mind.text = stats;
+    const vector = found.vector.filter((h) => 1 - h.distance >= r.min_vector_similarity);
+    const textById = new Map(found.text.map((h) => [h.id, h.bm25]));
+    const vectorById = new Map(vector.map((h) => [h.id, h.distance]));
+    const now = this.clock.now();
+    const rows = await this.retrieval.candidates(tx, mindId, [...found.text, ...vector], NEIGHBOUR_REACH, query.filter, { config, now });
+    const candidates: Candidate[] = rows.map((row) => ({
+      id: row.id,
+      bm25: textById.get(row.id),
+      distance: vectorById.get(row.id),
+      temporal_context: row.temporal_context,
+      temporal_position: row.temporal_position,
+      tags: row.tags,
+      retention: row.retention,
+      importance: row.importance_score,
+      priority: row.priority,
+      forgotten: row.forgotten,
+    }));
+    const ranked = rankHybrid(candidates, query.q, config, query.limit);
+    // The hits are accesses (docs/design.md §5): recording them returns their rows, in one statement.
+    const ids = ranked.map((h) => h.id);
+    const fullRows = options.access === false ? await this.memories.findByIds(tx, mindId, ids) : await this.memories.recordAccess(tx, mindId, ids, now, config);
+    const full = new Map(fullRows.map((row) => [row.id, row]));
+    return ranked.flatMap((h) => {
+      const row = full.get(h.id);
+      return row ? [{ row, score: h.score, explain: h.explain }] : [];
+    });
+  }
+
+  private async mindState(tx: TenantTx, mindId: string): Promise<MindState> {
+    const key = `${tx.tenantId}:${mindId}`;
+    let state = this.minds.get(key);
+    if (!state) {
+      state = { size: await this.retrieval.mindSize(tx, mindId) };
+      this.minds.set(key, state);
+    }
+    return state;
+  }
+
+  /**
+   * The query's lexemes and the mind's statistics for them (libs/memory bm25): the cached ones,
+   * with each lexeme not seen yet counted (up to DF_COUNT_CAP; beyond, estimated from its share
+   * of the sample). A copy: the cache decides what it keeps.
+   */
+  private async textStats(tx: TenantTx, mindId: string, q: string, mind: MindState): Promise<{ lexemes: string[]; stats: TextStats }> {
+    const lexemes = await this.retrieval.queryLexemes(tx, q);
+    const known = mind.text;
+    const stats: TextStats = known ? { ...known, df: new Map(known.df) } : { n: mind.size, avgdl: await this.retrieval.meanLength(tx, mindId), df: new Map() };
+    const capped: string[] = [];
+    for (const l of lexemes.filter((x) => !stats.df.has(x))) {
+      const df = await this.retrieval.documentFrequency(tx, mindId, l, DF_COUNT_CAP);
+      withDocumentFrequency(stats, l, df);
+      if (df >= DF_COUNT_CAP) capped.push(l);
+    }
+    if (capped.length > 0) {
+      for (const [l, share] of await this.retrieval.sampleShares(tx, mindId, capped)) stats.df.set(l, estimatedDocumentFrequency(share, stats.n));
+    }
+    return { lexemes, stats };
+  }
+}

@@ -1,0 +1,185 @@
+import { Injectable } from '@nestjs/common';
+import {
+  MemoriesRepository,
+  MemoryVersionsRepository,
+  embeddingColumns,
+  newId,
+  type Actor,
+  type Embedding,
+  type MemoryChange,
+  type MemoryRow,
+  type MemoryUpdate,
+  type NewMemory,
+  type NewMemoryVersion,
+  type TenantTx,
+} from '@engram/db';
+import {
+  memoryChange,
+  newMemory,
+  provenanceOf,
+  type ImportanceResult,
+  type LifecycleConfig,
+  type MemoryCategory,
+  type MemoryEdit,
+  type MemoryPatch,
+  type MemoryTier,
+  type NewMemoryFields,
+  type NewMemoryInput,
+} from '@engram/memory';
+import { AppError } from './app-error';
+import type { MemoryScope } from './memory-scope';
+
+export type WriteStatus = 'created' | 'updated' | 'unchanged';
+
+export interface WriteResult {
+  memory: MemoryRow;
+  status: WriteStatus;
+}
+
+/** A keyed write (`POST /memory`): the memory's identity and what the writer states. */
+export interface KeyedWrite extends MemoryEdit {
+  category: MemoryCategory;
+  key: string;
+  content: string;
+}
+
+/** A memory restored with its lifecycle and history as they were (an import). */
+export interface RestoredMemory {
+  row: Omit<NewMemory, 'tenant_id'>;
+  versions: NewMemoryVersion[];
+}
+
+/** The row of new memory fields as the table takes them: JSON as text, and the vector columns. */
+function insertable(fields: NewMemoryFields, embedding: Embedding | undefined, now: Date): Omit<NewMemory, 'tenant_id'> {
+  return { ...fields, payload: JSON.stringify(fields.payload), association_graph: JSON.stringify(fields.association_graph), ...embeddingColumns(embedding, now) };
+}
+
+/**
+ * The vector columns after new content: its vector when the write computed one, else waiting
+ * for the backfill; an archived memory stays out of the vector index until it is used.
+ */
+function vectorAfterEdit(tier: MemoryTier, embedding: Embedding | undefined, now: Date) {
+  if (!embedding?.vector && tier === 'archive') return { embedding: null, embedding_model: embedding?.model ?? null, embedding_status: 'archived' as const, embedded_at: null };
+  return embeddingColumns(embedding, now);
+}
+
+/**
+ * The one writer of memories (docs/design.md §4): every path that creates or changes a memory
+ * (the API's writes, the conversation stream's consolidation, generalisation, an import) goes
+ * through it, inside the caller's transaction, so the rules are applied once. The rows are
+ * built by libs/memory `newMemory` and `memoryChange`; every creation and change records the
+ * new state in `memory_versions` in the same transaction (seed 002: an upsert never silently
+ * loses the old content).
+ */
+@Injectable()
+export class MemoryWriter {
+  constructor(
+    private readonly memories: MemoriesRepository,
+    private readonly versions: MemoryVersionsRepository,
+  ) {}
+
+  /**
+   * Stores a new memory unless its (category, key) exists, recording its first version. Its id
+   * is `input.id` or a new UUIDv7.
+   * @returns the memory, or undefined when the key is taken (nothing written)
+   */
+  async create(tx: TenantTx, input: Omit<NewMemoryInput, 'id'> & { id?: string }, config: LifecycleConfig, actor: Actor, embedding?: Embedding): Promise<MemoryRow | undefined> {
+    const inserted = await this.memories.insertIfAbsent(tx, insertable(newMemory({ ...input, id: input.id ?? newId() }, config), embedding, input.now));
+    if (inserted) await this.versions.record(tx, inserted, 'create', actor);
+    return inserted;
+  }
+
+  /**
+   * Creates the memory of (category, key) or changes the one that holds it; never duplicates
+   * (seed 002 "키: 안정적 식별자"). A new memory gets the writer's provenance and its lifecycle
+   * from `importance`, on event time (`occurred_at`) when it is in the past.
+   * @throws AppError 409 when a concurrent request deleted the memory between the two statements
+   */
+  async upsert(tx: TenantTx, scope: MemoryScope, input: KeyedWrite, importance: ImportanceResult, embedding: Embedding, now: Date, config: LifecycleConfig): Promise<WriteResult> {
+    const created = await this.create(
+      tx,
+      {
+        mindId: scope.mindId,
+        category: input.category,
+        key: input.key,
+        content: input.content,
+        tags: input.tags,
+        priority: input.priority,
+        provenance: provenanceOf(scope.writer, input.confidence),
+        expiresAt: input.expires_at,
+        occurredAt: input.occurred_at ? new Date(input.occurred_at) : now,
+        now,
+        memoryType: input.memory_type,
+        sourceRefs: input.source_refs,
+        temporalContext: input.temporal_context,
+        temporalPosition: input.temporal_position,
+        payload: input.payload,
+        importance,
+      },
+      config,
+      scope.actor,
+      embedding,
+    );
+    if (created) return { memory: created, status: 'created' };
+    const current = await this.memories.findByKeyForUpdate(tx, scope.mindId, input.category, input.key);
+    if (!current) throw new AppError('conflict', 'the memory changed while writing; retry');
+    return this.edit(tx, scope, current, input, { importance, embedding, now, config, upsert: true });
+  }
+
+  /**
+   * Applies an edit to a stored (and locked) memory: libs/memory `memoryChange` decides what
+   * changes; nothing is written when nothing does.
+   */
+  async edit(
+    tx: TenantTx,
+    scope: MemoryScope,
+    current: MemoryRow,
+    edit: MemoryEdit,
+    ctx: { importance?: ImportanceResult; embedding?: Embedding; now: Date; config: LifecycleConfig; upsert: boolean },
+  ): Promise<WriteResult> {
+    const patch = memoryChange(current, edit, { writer: scope.writer, now: ctx.now, config: ctx.config, upsert: ctx.upsert, importance: ctx.importance });
+    if (!patch) return { memory: current, status: 'unchanged' };
+    return { memory: await this.change(tx, current, patch, scope.actor, { embedding: ctx.embedding, now: ctx.now }), status: 'updated' };
+  }
+
+  /**
+   * Writes a change and records the new version. New content is stored in full (a compacted
+   * memory is expanded) and takes `embedding`, or waits for the backfill.
+   */
+  async change(tx: TenantTx, current: MemoryRow, patch: MemoryPatch, actor: Actor, options: { embedding?: Embedding; now: Date; kind?: MemoryChange }): Promise<MemoryRow> {
+    const { payload, ...rest } = patch;
+    const update: MemoryUpdate = { ...rest, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) };
+    if (patch.content_hash !== undefined && patch.content_hash !== current.content_hash) Object.assign(update, { compacted: false, content_z: null }, vectorAfterEdit(current.tier, options.embedding, options.now));
+    const memory = await this.memories.update(tx, current.mind_id, current.id, update);
+    await this.versions.record(tx, memory, options.kind ?? 'update', actor);
+    return memory;
+  }
+
+  /** Marks a memory verified by a person (seed 002 "검증"); idempotent: a verified memory is left as it is. */
+  async verify(tx: TenantTx, current: MemoryRow, actor: Actor, now: Date): Promise<MemoryRow> {
+    if (current.verified) return current;
+    return this.change(tx, current, { verified: true, version: current.version + 1, updated_at: now }, actor, { now, kind: 'verify' });
+  }
+
+  /**
+   * A memory that a consolidation repeated is reinforced instead of copied (seed 000
+   * "integrate with existing LTM"): an access (libs/memory `applyAccess`), and the messages join
+   * its `source_refs` (the newest 100). Not a new version: what it states is unchanged.
+   */
+  async reinforce(tx: TenantTx, memory: Pick<MemoryRow, 'id' | 'mind_id' | 'source_refs'>, messageIds: readonly string[], now: Date, config: LifecycleConfig): Promise<void> {
+    await this.memories.recordAccess(tx, memory.mind_id, [memory.id], now, config, { returning: false });
+    const refs = [...new Set([...memory.source_refs, ...messageIds])].slice(-100);
+    await this.memories.update(tx, memory.mind_id, memory.id, { source_refs: refs });
+  }
+
+  /**
+   * Restores memories as an export holds them (an import: keys known to be free), with their
+   * lifecycle fields and whole history. @returns the versions stored
+   */
+  async restore(tx: TenantTx, memories: readonly RestoredMemory[]): Promise<number> {
+    await this.memories.insertMany(tx, memories.map((m) => m.row));
+    const versions = memories.flatMap((m) => m.versions);
+    await this.versions.insertMany(tx, versions);
+    return versions.length;
+  }
+}

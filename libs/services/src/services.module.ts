@@ -1,0 +1,17 @@
+import { Global, Module } from '@nestjs/common';
+import { ConversationStream } from './conversation-stream.service';
+import { HybridSearch } from './hybrid-search.service';
+import { LifecycleSettings } from './lifecycle-settings.service';
+import { MemoryWriter } from './memory-writer.service';
+import { MindAccess } from './mind-access';
+
+const services = [LifecycleSettings, MindAccess, MemoryWriter, HybridSearch, ConversationStream];
+
+/**
+ * The domain services both apps use (docs/design.md §1): tenant lifecycle settings, the one
+ * memory writer, hybrid search and the conversation stream. Needs DbModule, EmbeddingsModule,
+ * LlmModule and ConfigModule (all global).
+ */
+@Global()
+@Module({ providers: services, exports: services })
+export class ServicesModule {}
