@@ -36,10 +36,10 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pidusage from 'pidusage';
 import { Client } from 'pg';
-import { migrateToLatest, openOwnerDatabase, rebuildVectorIndex, vectorLiteral } from '../libs/db/src';
-import { NO_SCHEDULES, loadConfig } from '../libs/config/src';
-import { HashingEmbedder } from '../libs/embeddings/src';
-import { DEFAULT_LIFECYCLE, contentHash, ivfflatLists } from '../libs/memory/src';
+import { migrateToLatest, openOwnerDatabase, rebuildVectorIndex, vectorLiteral } from '@engram/db';
+import { NO_SCHEDULES, loadConfig } from '@engram/config';
+import { HashingEmbedder } from '@engram/embeddings';
+import { DEFAULT_LIFECYCLE, contentHash, ivfflatLists } from '@engram/memory';
 import { NO_RATE_LIMITS } from '../test/support/env';
 import { annRecall } from './ann-recall';
 import { failure, locomoCorpus, percentile, prng, scratchUrls } from './support';
@@ -509,7 +509,7 @@ async function topFunctions(dir: string): Promise<{ name: string; where: string;
 /** Forgetting then tiering over every tenant, in this process (the worker's code, from dist), at now + 30 days. */
 async function runSweeps(appUrl: string, tenants: Tenant[], memories: number): Promise<Record<string, number>> {
   const { createApp } = (await import(`${ROOT}/dist/apps/api/src/create-app.js`)) as typeof import('../apps/api/src/create-app');
-  const { LifecycleSweeps } = (await import(`${ROOT}/dist/libs/consolidation/src/index.js`)) as typeof import('../libs/consolidation/src');
+  const { LifecycleSweeps } = (await import(`${ROOT}/dist/libs/consolidation/src/index.js`)) as typeof import('@engram/consolidation');
   const config = loadConfig({ DATABASE_URL: appUrl, JWT_SECRET: 'bench-scale-secret-0123456789-0123456789', LOG_LEVEL: 'silent', ...NO_SCHEDULES });
   const app = await createApp(config);
   await app.init();
