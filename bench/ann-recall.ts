@@ -3,8 +3,8 @@
  * that the benchmarks can time them apart from HTTP and compare the index with the exact answer.
  */
 import type { Client } from 'pg';
-import { HashingEmbedder } from '../libs/embeddings/src';
-import { vectorLiteral } from '../libs/db/src';
+import { HashingEmbedder } from '@engram/embeddings';
+import { vectorLiteral } from '@engram/db';
 import { percentile } from './support';
 
 /** Candidates the vector branch asks for (retrieval.candidates' default). */

@@ -20,9 +20,9 @@ import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
-import { migrateToLatest, openOwnerDatabase, vectorLiteral } from '../libs/db/src';
-import { HashingEmbedder } from '../libs/embeddings/src';
-import { ivfflatLists } from '../libs/memory/src';
+import { migrateToLatest, openOwnerDatabase, vectorLiteral } from '@engram/db';
+import { HashingEmbedder } from '@engram/embeddings';
+import { ivfflatLists } from '@engram/memory';
 import { nearest, tiedRecall } from './ann-recall';
 import { locomoCorpus, percentile, prng, scratchUrls } from './support';
 

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { countTokens } from 'gpt-tokenizer';
 import bm25 from 'wink-bm25-text-search';
 import nlp from 'wink-nlp-utils';
-import { HashingEmbedder } from '../libs/embeddings/src';
+import { HashingEmbedder } from '@engram/embeddings';
 import { parseConversation, parseEvidence, turnMemory, type LocomoConversation } from '../scripts/locomo';
 
 const { values: args } = parseArgs({

@@ -27,22 +27,25 @@
  * Every search answer is checked to hold only the asking tenant's memories.
  *
  * Data: LoCoMo (Maharana et al., ACL 2024), CC BY-NC 4.0; read where it lies, never copied here.
+ *
+ * This file reads the options, runs the steps in order and prints the tables; the scratch
+ * database and seeding are in scale-seed.ts, the API child and tenants in scale-api.ts, the load
+ * phases in scale-phase.ts, the sweeps in scale-sweeps.ts and `--profile`'s summary in
+ * scale-profile.ts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
-import pidusage from 'pidusage';
 import { Client } from 'pg';
-import { migrateToLatest, openOwnerDatabase, rebuildVectorIndex, vectorLiteral } from '../libs/db/src';
-import { NO_SCHEDULES, loadConfig } from '../libs/config/src';
-import { HashingEmbedder } from '../libs/embeddings/src';
-import { DEFAULT_LIFECYCLE, contentHash, ivfflatLists } from '../libs/memory/src';
-import { NO_RATE_LIMITS } from '../test/support/env';
+import { migrateToLatest, openOwnerDatabase } from '@engram/db';
+import { DEFAULT_LIFECYCLE } from '@engram/memory';
 import { annRecall } from './ann-recall';
-import { failure, locomoCorpus, percentile, prng, scratchUrls } from './support';
+import { inParallel, log, startApi, tenant, type Tenant } from './scale-api';
+import { ownItems, phase, type Load, type Phase } from './scale-phase';
+import { topFunctions } from './scale-profile';
+import { CATEGORIES, TAGS, scratchDatabase, seedMemories } from './scale-seed';
+import { runSweeps } from './scale-sweeps';
+import { failure, locomoCorpus, prng, scratchUrls } from './support';
 
 const { values: args } = parseArgs({
   options: {
@@ -68,271 +71,7 @@ const { values: args } = parseArgs({
   },
 });
 
-const ROOT = `${__dirname}/..`;
-const DAY = 86_400_000;
-const SESSION = 20;
-const TAGS = ['work', 'family', 'travel', 'health', 'hobby', 'friends', 'plans', 'feelings'];
-const CATEGORIES = ['note', 'preference', 'fact', 'context'];
-const PASSWORD = 'bench scale correct horse';
-
 const fail: (message: string) => never = failure('bench:scale');
-
-interface Tenant {
-  index: number;
-  id: string;
-  mindId: string;
-  token: string;
-}
-
-interface Phase {
-  phase: string;
-  requests: number;
-  errors: number;
-  /** Answers that held another tenant's memory (must be 0). */
-  foreign: number;
-  rps: number;
-  /** Memories written per second (write phases; a batch writes many a request). */
-  memories_per_s: number;
-  connections: number;
-  p50_ms: number;
-  p95_ms: number;
-  p99_ms: number;
-  api_cpu_pct: number;
-  api_rss_mb: number;
-}
-
-function log(message: string): void {
-  process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
-}
-
-/** The API as production runs it, on the scratch database, background schedules off (they would run during measurements). */
-async function startApi(appUrl: string, port: number): Promise<ChildProcess> {
-  const profile = args.profile ? [`--cpu-prof`, `--cpu-prof-dir=${args.profile}`] : [];
-  const child = spawn(process.execPath, [...profile, `${ROOT}/dist/apps/api/src/main.js`], {
-    env: {
-      ...process.env,
-      DATABASE_URL: appUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      JWT_SECRET: 'bench-scale-secret-0123456789-0123456789',
-      LOG_LEVEL: 'warn',
-      ...NO_RATE_LIMITS,
-      ...NO_SCHEDULES,
-      REDIS_URL: '',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  // Not left listening when this script fails.
-  process.on('exit', () => child.kill('SIGKILL'));
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) fail(`the API exited with ${child.exitCode}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/health/live`).then((r) => r.ok, () => false);
-    if (ok) return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  fail('the API did not start within 60 s');
-}
-
-async function api<T>(base: string, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: T }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json().catch(() => null)) as T };
-}
-
-/** Registers (or, on reuse, logs in) tenant `index`'s user and makes or finds its mind. */
-async function tenant(base: string, index: number, reuse: boolean): Promise<Tenant> {
-  const email = `scale-${index}@bench.test`;
-  const auth = reuse
-    ? await api<{ token: string }>(base, 'POST', '/v1/auth/login', { email, password: PASSWORD })
-    : await api<{ token: string }>(base, 'POST', '/v1/auth/register', { email, password: PASSWORD, tenant_name: `scale ${index}` });
-  if (auth.status >= 300) fail(`tenant ${index}: ${auth.status} ${JSON.stringify(auth.body)}`);
-  const token = auth.body.token;
-  const me = await api<{ tenant: { id: string } }>(base, 'GET', '/v1/auth/me', undefined, token);
-  const minds = await api<{ items: { id: string }[] }>(base, 'GET', '/v1/minds', undefined, token);
-  let mindId = minds.body.items[0]?.id;
-  if (!mindId) {
-    const made = await api<{ id: string }>(base, 'POST', '/v1/minds', { name: 'scale' }, token);
-    mindId = made.body.id;
-  }
-  return { index, id: me.body.tenant.id, mindId, token };
-}
-
-async function inParallel<T>(n: number, width: number, fn: (i: number) => Promise<T>): Promise<T[]> {
-  const out = new Array<T>(n);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
-    while (next < n) {
-      const i = next++;
-      out[i] = await fn(i);
-    }
-  }));
-  return out;
-}
-
-/**
- * Inserts `perTenant` memories into each tenant's mind, batch by batch, the next batch embedded
- * while the last one is written. Keys are `t<tenant>_m<n>`, so an answer shows whose memory it is.
- */
-async function load(url: string, tenants: Tenant[], perTenant: number, turns: string[], random: () => number): Promise<number> {
-  const embedder = new HashingEmbedder();
-  // Two writers: PostgreSQL parses vectors and fills the table on both cores while this process embeds.
-  const writers = [new Client({ connectionString: url }), new Client({ connectionString: url })];
-  await Promise.all(writers.map((w) => w.connect()));
-  let turn = 0;
-  const started = Date.now();
-  const now = started;
-  const total = tenants.length * perTenant;
-  const BATCH = 2000;
-  const pending: Promise<unknown>[] = [Promise.resolve(), Promise.resolve()];
-  for (let at = 0; at < total; at += BATCH) {
-    const c = { tenant: [] as string[], mind: [] as string[], id: [] as string[], key: [] as string[], category: [] as string[], content: [] as string[], hash: [] as string[],
-      vector: [] as string[], tags: [] as string[], born: [] as string[], access: [] as number[], context: [] as string[], position: [] as number[], importance: [] as number[] };
-    for (let i = at; i < Math.min(total, at + BATCH); i++) {
-      const t = tenants[Math.floor(i / perTenant)] as Tenant;
-      const n = i % perTenant;
-      const start = Math.floor(random() * turns.length);
-      const text = turns.slice(start, start + 1 + Math.floor(random() * 2)).join('\n');
-      const ageDays = 1 + random() * 729;
-      // Uses per day so that tiers come out about 10 % hot, 20 % warm, 30 % cold, 40 % archive.
-      const u = random();
-      const perDay = u < 0.1 ? 12 + random() * 10 : u < 0.3 ? 1.5 + random() * 8 : u < 0.6 ? 0.15 + random() * 0.8 : random() * 0.09;
-      c.tenant.push(t.id);
-      c.mind.push(t.mindId);
-      c.id.push(randomUUID());
-      c.key.push(`t${t.index}_m${n}`);
-      c.category.push(CATEGORIES[n % CATEGORIES.length] as string);
-      c.content.push(text);
-      c.hash.push(contentHash(text));
-      c.vector.push(vectorLiteral(embedder.embedOne(text)));
-      c.tags.push(`{${TAGS[Math.floor(random() * TAGS.length)]},${TAGS[Math.floor(random() * TAGS.length)]}}`);
-      c.born.push(new Date(now - ageDays * DAY).toISOString());
-      c.access.push(Math.floor(perDay * ageDays));
-      c.context.push(`t${t.index}_s${Math.floor(n / SESSION)}`);
-      c.position.push(n % SESSION);
-      c.importance.push(Math.round(random() * 100) / 100);
-    }
-    const w = turn++ % writers.length;
-    await pending[w];
-    pending[w] = (writers[w] as Client).query(
-      `insert into memories (tenant_id, id, mind_id, category, key, content, source, confidence, content_hash, embedding, embedding_model, embedding_status,
-                             tags, occurred_at, created_at, updated_at, access_count, importance_score, initial_retention, current_retention, retention_at,
-                             strength_days, temporal_context, temporal_position)
-       select u.tenant, u.id, u.mind, u.category, u.key, u.content, 'agent', 0.7, u.hash, u.vector::vector, $1, 'ready',
-              u.tags::text[], u.born, u.born, u.born, u.access, u.importance, 0.5 + u.importance / 2, 0.5 + u.importance / 2, u.born,
-              1 + 30 * u.importance, u.context, u.position
-       from unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[],
-                   $12::int[], $13::float8[], $14::text[], $15::int[])
-            as u(tenant, id, mind, key, category, content, hash, vector, tags, born, access, importance, context, position)`,
-      [embedder.model, c.tenant, c.id, c.mind, c.key, c.category, c.content, c.hash, c.vector, c.tags, c.born, c.access, c.importance, c.context, c.position],
-    );
-    if ((at / BATCH) % 25 === 0) log(`loaded ${at}/${total} (${Math.round(at / Math.max(1, (Date.now() - started) / 1000))}/s)`);
-  }
-  await Promise.all(pending);
-  await Promise.all(writers.map((w) => w.end()));
-  const seconds = (Date.now() - started) / 1000;
-  log(`loaded ${total} memories in ${seconds.toFixed(0)} s (${Math.round(total / seconds)}/s)`);
-  return seconds;
-}
-
-/** CPU (% of one core, mean) and RSS (MB, max) of `pid` while `during` runs. */
-async function sampled<T>(pid: number, during: () => Promise<T>): Promise<{ result: T; cpu: number; rss: number }> {
-  const cpu: number[] = [];
-  let rss = 0;
-  const timer = setInterval(() => {
-    pidusage(pid).then((s) => {
-      cpu.push(s.cpu);
-      rss = Math.max(rss, s.memory / 1048576);
-    }, () => undefined);
-  }, 250);
-  try {
-    const result = await during();
-    return { result, cpu: cpu.reduce((a, b) => a + b, 0) / Math.max(1, cpu.length), rss };
-  } finally {
-    clearInterval(timer);
-  }
-}
-
-/**
- * One phase of load: `path(tenant, n)` and `body(tenant, n)` make each request for a random
- * tenant; `check` reads each 2xx answer and says whether it holds another tenant's memory.
- */
-async function phase(
-  name: string,
-  base: string,
-  apiPid: number,
-  tenants: Tenant[],
-  request: {
-    method: 'GET' | 'POST';
-    path: (t: Tenant, n: number) => string;
-    body?: (t: Tenant, n: number) => unknown;
-    check?: (t: Tenant, body: string) => boolean;
-    /** Memories each request writes (a batch): the row's memories per second. */
-    items?: number;
-    connections?: number;
-  },
-): Promise<Phase> {
-  const random = prng(name.length * 7919);
-  let n = 0;
-  let foreign = 0;
-  let errors = 0;
-  const latencies: number[] = [];
-  const { result, cpu, rss } = await sampled(apiPid, async () => {
-    return new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon({
-      url: base,
-      connections: request.connections ?? Number(args.connections),
-      duration: Number(args.seconds),
-      requests: [
-        {
-          setupRequest: (req: autocannon.Request, context: object) => {
-            const t = tenants[Math.floor(random() * tenants.length)] as Tenant;
-            (context as { tenant?: Tenant }).tenant = t;
-            const i = n++;
-            return {
-              ...req,
-              method: request.method,
-              path: request.path(t, i),
-              headers: { authorization: `Bearer ${t.token}`, 'x-mind-id': t.mindId, 'content-type': 'application/json' },
-              body: request.body ? JSON.stringify(request.body(t, i)) : undefined,
-            };
-          },
-          onResponse: (status: number, body: string, context: object) => {
-            if (status >= 300) {
-              if (errors++ < 3) log(`${name}: ${status} ${body.slice(0, 300)}`);
-            } else if (request.check && !request.check((context as { tenant: Tenant }).tenant, body)) foreign++;
-          },
-        },
-      ],
-    }, (error, result) => (error ? reject(error) : resolve(result)));
-    instance.on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms));
-    });
-  });
-  const row: Phase = {
-    phase: name,
-    requests: latencies.length,
-    errors: errors + result.errors + result.timeouts,
-    foreign,
-    rps: Math.round(latencies.length / Number(args.seconds)),
-    memories_per_s: Math.round(((request.items ?? 1) * latencies.length) / Number(args.seconds)),
-    connections: request.connections ?? Number(args.connections),
-    p50_ms: +percentile(latencies, 50).toFixed(1),
-    p95_ms: +percentile(latencies, 95).toFixed(1),
-    p99_ms: +percentile(latencies, 99).toFixed(1),
-    api_cpu_pct: Math.round(cpu),
-    api_rss_mb: Math.round(rss),
-  };
-  log(`${name}: ${JSON.stringify(row)}`);
-  return row;
-}
-
-/** True when every item of a search answer is the asking tenant's (keys carry the tenant). */
-function ownItems(t: Tenant, body: string): boolean {
-  const items = (JSON.parse(body) as { items: { key: string }[] }).items;
-  return items.every((m) => m.key.startsWith(`t${t.index}_`) || m.key.startsWith(`w${t.index}_`));
-}
 
 async function main(): Promise<void> {
   if (!args.file) fail('--file <locomo json> is required');
@@ -347,25 +86,7 @@ async function main(): Promise<void> {
   const { turns, queries } = await locomoCorpus(args.file, { count: Number(args.queries), random, speakers: true });
   const urls = scratchUrls(args['database-url'], dbName);
 
-  const admin = new Client({ connectionString: args['database-url'] });
-  await admin.connect();
-  let seeded = false;
-  if (args.reuse) {
-    const exists = await admin.query('select 1 from pg_database where datname = $1', [dbName]);
-    if (exists.rowCount) {
-      const probe = new Client({ connectionString: urls.owner });
-      await probe.connect();
-      const { rows } = await probe.query<{ n: number }>(`select count(*)::int as n from memories where key like 't%'`);
-      await probe.end();
-      seeded = rows[0]!.n === tenantCount * perTenant;
-    }
-    log(seeded ? `reusing ${dbName}` : `${dbName} is not seeded with this shape: seeding`);
-  }
-  if (!seeded) {
-    await admin.query(`drop database if exists ${dbName} with (force)`);
-    await admin.query(`create database ${dbName}`);
-  }
-  await admin.end();
+  const seeded = await scratchDatabase(args['database-url'], urls.owner, dbName, tenantCount * perTenant, args.reuse);
   const owner = openOwnerDatabase(urls.owner);
   await migrateToLatest(owner);
   const db = new Client({ connectionString: urls.owner });
@@ -373,40 +94,17 @@ async function main(): Promise<void> {
 
   const port = Number(args.port);
   const base = `http://127.0.0.1:${port}`;
-  let child = await startApi(urls.app, port);
+  let child = await startApi(urls.app, port, args.profile);
   const tenants = await inParallel(tenantCount, 8, (i) => tenant(base, i, seeded));
   log(`${tenants.length} tenants ready`);
 
-  const seed: Record<string, number> = {};
+  let seed: Record<string, number> = {};
   if (!seeded) {
-    // Secondary indexes are built once the rows are in (a bulk build is many times faster than
-    // upkeep row by row); the primary key, the key's uniqueness and the vector index stay.
-    const { rows: indexes } = await db.query<{ name: string; def: string }>(`
-      select i.relname as name, pg_get_indexdef(i.oid) as def from pg_index x join pg_class i on i.oid = x.indexrelid
-      where x.indrelid = 'memories'::regclass and not x.indisunique and i.relname <> 'memories_embedding_idx'`);
-    for (const i of indexes) await db.query(`drop index ${i.name}`);
-    seed.load_seconds = await load(urls.owner, tenants, perTenant, turns, random);
-    let t0 = Date.now();
-    await db.query(`set maintenance_work_mem = '1GB'`);
-    for (const i of indexes) await db.query(i.def);
-    seed.secondary_index_seconds = (Date.now() - t0) / 1000;
-    log(`${indexes.length} secondary indexes rebuilt in ${seed.secondary_index_seconds.toFixed(0)} s`);
-    // ivfflat's lists are centred on the data it is built on: rebuilt now that the rows are in.
-    t0 = Date.now();
-    const rows = tenantCount * perTenant;
-    // What `npm run db:reindex` does (lists from the rows, recorded in the index's comment), with the memory a build of a million wants.
-    await db.query(`alter database ${dbName} set maintenance_work_mem = '2GB'`);
-    if (!(await rebuildVectorIndex({ kind: 'postgres', url: urls.owner }, ivfflatLists(rows), rows, new Date()))) fail('the vector index is being rebuilt by someone else');
-    await db.query(`alter database ${dbName} reset maintenance_work_mem`);
-    seed.index_seconds = (Date.now() - t0) / 1000;
-    t0 = Date.now();
-    await db.query('vacuum analyze memories');
-    seed.analyze_seconds = (Date.now() - t0) / 1000;
-    log(`vector index ${seed.index_seconds.toFixed(0)} s, vacuum analyze ${seed.analyze_seconds.toFixed(0)} s`);
+    seed = await seedMemories(db, { ownerUrl: urls.owner, dbName, tenants, perTenant, turns, random });
     // A fresh process: nothing cached from the seeding (sizes, statistics).
     child.kill('SIGTERM');
     await once(child, 'exit');
-    child = await startApi(urls.app, port);
+    child = await startApi(urls.app, port, args.profile);
   }
   const { rows: sizeRows } = await db.query(`
     select pg_table_size('memories') as table_bytes, pg_relation_size('memories_embedding_idx') as vector_index_bytes,
@@ -421,25 +119,26 @@ async function main(): Promise<void> {
   const want = (name: string) => !only || only.has(name);
   const q = (n: number) => encodeURIComponent(queries[n % queries.length] as string);
   const phases: Phase[] = [];
+  const load: Load = { base, pid, tenants, seconds: Number(args.seconds), connections: Number(args.connections) };
   // Warm-up: the first searches fill the API's caches (mind size, text statistics) and Postgres's buffers.
-  if (want('search')) await phase('warm-up', base, pid, tenants, { method: 'GET', path: (_t, n) => `/v1/memory/search?q=${q(n)}` });
-  if (want('search')) phases.push(await phase('search hybrid', base, pid, tenants, { method: 'GET', path: (_t, n) => `/v1/memory/search?q=${q(n)}`, check: ownItems }));
+  if (want('search')) await phase('warm-up', load, { method: 'GET', path: (_t, n) => `/v1/memory/search?q=${q(n)}` });
+  if (want('search')) phases.push(await phase('search hybrid', load, { method: 'GET', path: (_t, n) => `/v1/memory/search?q=${q(n)}`, check: ownItems }));
   if (want('search'))
-    phases.push(await phase('search hybrid + filters', base, pid, tenants, { method: 'GET', path: (_t, n) => `/v1/memory/search?q=${q(n)}&tag=${TAGS[n % TAGS.length]}&category=${CATEGORIES[n % CATEGORIES.length]}`, check: ownItems }));
-  if (want('vector')) phases.push(await phase('search vector-only', base, pid, tenants, { method: 'GET', path: (_t, n) => `/v1/memory/search?mode=vector&q=${q(n)}`, check: ownItems }));
+    phases.push(await phase('search hybrid + filters', load, { method: 'GET', path: (_t, n) => `/v1/memory/search?q=${q(n)}&tag=${TAGS[n % TAGS.length]}&category=${CATEGORIES[n % CATEGORIES.length]}`, check: ownItems }));
+  if (want('vector')) phases.push(await phase('search vector-only', load, { method: 'GET', path: (_t, n) => `/v1/memory/search?mode=vector&q=${q(n)}`, check: ownItems }));
   if (want('vector'))
-    phases.push(await phase('search vector-only + filters', base, pid, tenants, { method: 'GET', path: (_t, n) => `/v1/memory/search?mode=vector&q=${q(n)}&tag=${TAGS[n % TAGS.length]}&category=${CATEGORIES[n % CATEGORIES.length]}`, check: ownItems }));
-  if (want('recall')) phases.push(await phase('recall (q, 2000 tokens)', base, pid, tenants, { method: 'GET', path: (_t, n) => `/v1/memory/recall?q=${q(n)}&max_tokens=2000` }));
+    phases.push(await phase('search vector-only + filters', load, { method: 'GET', path: (_t, n) => `/v1/memory/search?mode=vector&q=${q(n)}&tag=${TAGS[n % TAGS.length]}&category=${CATEGORIES[n % CATEGORIES.length]}`, check: ownItems }));
+  if (want('recall')) phases.push(await phase('recall (q, 2000 tokens)', load, { method: 'GET', path: (_t, n) => `/v1/memory/recall?q=${q(n)}&max_tokens=2000` }));
   if (want('write')) {
     const run = Date.now().toString(36);
     const writers = Number(args['write-connections']);
-    phases.push(await phase('keyed write (new key)', base, pid, tenants, {
+    phases.push(await phase('keyed write (new key)', load, {
       method: 'POST',
       path: () => '/v1/memory',
       body: (t, n) => ({ category: 'note', key: `w${t.index}_${run}_${n}`, content: turns[n % turns.length], tags: [TAGS[n % TAGS.length]] }),
       connections: writers,
     }));
-    phases.push(await phase('keyed write (batch of 50)', base, pid, tenants, {
+    phases.push(await phase('keyed write (batch of 50)', load, {
       method: 'POST',
       path: () => '/v1/memory/batch',
       body: (t, n) => ({ items: Array.from({ length: 50 }, (_, i) => ({ category: 'note', key: `w${t.index}_${run}_b${n}_${i}`, content: turns[(n * 50 + i) % turns.length] })) }),
@@ -479,61 +178,6 @@ async function main(): Promise<void> {
   if (args.json) await writeFile(args.json, JSON.stringify(out, null, 2));
   await db.end();
   await owner.destroy();
-}
-
-/** The 20 functions with the most self time in the newest .cpuprofile of `dir` (V8's sampling profiler, `node --cpu-prof`). */
-async function topFunctions(dir: string): Promise<{ name: string; where: string; self_pct: number }[]> {
-  const { readdir, readFile } = await import('node:fs/promises');
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).sort();
-  const newest = files[files.length - 1];
-  if (!newest) return [];
-  const profile = JSON.parse(await readFile(`${dir}/${newest}`, 'utf8')) as { nodes: { callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number }[] };
-  const self = new Map<string, number>();
-  let total = 0;
-  for (const n of profile.nodes) {
-    const hits = n.hitCount ?? 0;
-    total += hits;
-    const where = n.callFrame.url.replace(/^file:\/\//, '').replace(/^.*node_modules\//, '').replace(`${ROOT}/`, '');
-    const key = `${n.callFrame.functionName || '(anonymous)'}\u0000${where ? `${where}:${n.callFrame.lineNumber + 1}` : ''}`;
-    self.set(key, (self.get(key) ?? 0) + hits);
-  }
-  return [...self.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 20)
-    .map(([key, hits]) => {
-      const [name, where] = key.split('\u0000') as [string, string];
-      return { name, where, self_pct: +((100 * hits) / Math.max(1, total)).toFixed(1) };
-    });
-}
-
-/** Forgetting then tiering over every tenant, in this process (the worker's code, from dist), at now + 30 days. */
-async function runSweeps(appUrl: string, tenants: Tenant[], memories: number): Promise<Record<string, number>> {
-  const { createApp } = (await import(`${ROOT}/dist/apps/api/src/create-app.js`)) as typeof import('../apps/api/src/create-app');
-  const { LifecycleSweeps } = (await import(`${ROOT}/dist/libs/consolidation/src/index.js`)) as typeof import('../libs/consolidation/src');
-  const config = loadConfig({ DATABASE_URL: appUrl, JWT_SECRET: 'bench-scale-secret-0123456789-0123456789', LOG_LEVEL: 'silent', ...NO_SCHEDULES });
-  const app = await createApp(config);
-  await app.init();
-  const sweeps = app.get(LifecycleSweeps);
-  const at = new Date(Date.now() + 30 * DAY);
-  const out: Record<string, number> = {};
-  // Each sweep twice at the same instant: first with every memory due (a catch-up: the seeded
-  // memories were last snapshotted when they were made), then again, when nothing has changed
-  // (the steady state between two runs: the cost of looking).
-  for (const pass of ['due', 'idle'] as const) {
-    for (const kind of ['forgetting', 'tiering'] as const) {
-      const t0 = Date.now();
-      for (const t of tenants) {
-        const report = (await sweeps[kind](t.id, at)) as unknown as Record<string, number>;
-        for (const [k, v] of Object.entries(report)) out[`${pass}_${kind}_${k}`] = (out[`${pass}_${kind}_${k}`] ?? 0) + v;
-      }
-      const seconds = (Date.now() - t0) / 1000;
-      out[`${pass}_${kind}_seconds`] = +seconds.toFixed(1);
-      out[`${pass}_${kind}_memories_per_second`] = Math.round(memories / seconds);
-      log(`${kind} sweep (${pass}) over ${tenants.length} tenants, ${memories} memories: ${seconds.toFixed(1)} s`);
-    }
-  }
-  await app.close();
-  return out;
 }
 
 main().catch((error: unknown) => {

@@ -22,11 +22,11 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import request from 'supertest';
-import { NO_SCHEDULES, loadConfig } from '../libs/config/src';
-import { DEFAULT_LIFECYCLE, contentHash, ivfflatLists } from '../libs/memory/src';
+import { NO_SCHEDULES, loadConfig } from '@engram/config';
+import { DEFAULT_LIFECYCLE, contentHash, ivfflatLists } from '@engram/memory';
 import { sql } from 'kysely';
-import { migrateToLatest, openOwnerDatabase, tierSql, vectorLiteral } from '../libs/db/src';
-import { HashingEmbedder } from '../libs/embeddings/src';
+import { migrateToLatest, openOwnerDatabase, tierSql, vectorLiteral } from '@engram/db';
+import { HashingEmbedder } from '@engram/embeddings';
 import { failure, locomoCorpus, percentile, prng, scratchUrls } from './support';
 
 const { values: args } = parseArgs({
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   });
   // The API as built by `npm run build` (swc keeps the decorator metadata Nest injects by; tsx does not).
   const { createApp } = (await import(`${DIST}/apps/api/src/create-app.js`)) as typeof import('../apps/api/src/create-app');
-  const { LifecycleSweeps } = (await import(`${DIST}/libs/consolidation/src/index.js`)) as typeof import('../libs/consolidation/src');
+  const { TieringJob } = (await import(`${DIST}/libs/jobs/src/index.js`)) as typeof import('@engram/jobs');
   const app = await createApp(config);
   await app.init();
   const http = () => request(app.getHttpServer());
@@ -172,7 +172,7 @@ async function main(): Promise<void> {
   const before = { lists: await reindex(), bytes: await bytesPerTier(db), sizes: await sizes(db), search: await measure() };
 
   const t0 = Date.now();
-  const sweep = await app.get(LifecycleSweeps).tiering(tenantId, at);
+  const sweep = await app.get(TieringJob).run(tenantId, at);
   const sweepSeconds = (Date.now() - t0) / 1000;
   const after = { lists: await reindex(), bytes: await bytesPerTier(db), sizes: await sizes(db), search: await measure() };
 

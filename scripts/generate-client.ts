@@ -17,7 +17,7 @@ import { OPENAPI_FILE, SCHEMA_FILE, openApiJson, schemaTypes } from './client-co
 const DIST = join(__dirname, '..', 'dist');
 
 async function main(): Promise<void> {
-  const { loadConfig, NO_SCHEDULES } = (await import(`${DIST}/libs/config/src/index.js`)) as typeof import('../libs/config/src');
+  const { loadConfig, NO_SCHEDULES } = (await import(`${DIST}/libs/config/src/index.js`)) as typeof import('@engram/config');
   const { createApp, buildOpenApiDocument } = (await import(`${DIST}/apps/api/src/create-app.js`)) as typeof import('../apps/api/src/create-app');
   const dataDir = await mkdtemp(join(tmpdir(), 'engram-openapi-'));
   try {

@@ -38,11 +38,11 @@ export function chartJsFile(): string {
 }
 
 /**
- * The memory inspector: a static page at `/inspector` (`public/`: index.html, inspector.js,
- * inspector.css)
- * and chart.js at `/inspector/assets/chart.umd.min.js`. It holds no data and needs no session:
- * the page signs in with `POST /v1/auth/login` and calls the API with the user's JWT and
- * `X-Mind-Id`, so the API's own guard decides what it may see.
+ * The memory inspector: a static page at `/inspector` (`public/`: index.html, the module
+ * inspector.js and the inspector-*.js modules it imports, inspector.css) and chart.js at
+ * `/inspector/assets/chart.umd.min.js`. It holds no data and needs no session: the page signs in
+ * with `POST /v1/auth/login` and calls the API with the user's JWT and `X-Mind-Id`, so the API's
+ * own guard decides what it may see.
  */
 export function inspectorRouter(): Router {
   const router = Router();

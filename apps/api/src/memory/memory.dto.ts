@@ -3,7 +3,6 @@ import { z } from 'zod';
 import {
   BATCH_MAX_ITEMS,
   CONTENT_MAX_BYTES,
-  DURATION_PATTERN,
   KEY_MAX_LENGTH,
   KEY_PATTERN,
   MEMORY_CATEGORIES,
@@ -15,7 +14,23 @@ import {
   TAG_MAX_LENGTH,
 } from '@engram/memory';
 
-import { booleanParam, enumParam, isoDateTime, limitParam, once, oneLine, tagFilter, tagText, textParam } from '../common/zod-fields';
+import { isoDateTime, oneLine, tagText } from '../common/zod-fields';
+
+// The query strings live in memory-query.dto.ts; re-exported so `./memory.dto` stays the one import.
+export {
+  ByTagQueryDto,
+  ByTagQuerySchema,
+  ExpiringQueryDto,
+  ExpiringQuerySchema,
+  ListMemoryQueryDto,
+  ListMemoryQuerySchema,
+  RecallQueryDto,
+  RecallQuerySchema,
+  SearchQueryDto,
+  SearchQuerySchema,
+  type RecallQuery,
+  type SearchQuery,
+} from './memory-query.dto';
 
 // Field rules of seed 002, with messages that say the rule (the API answers `<field>: <rule>`).
 
@@ -110,83 +125,6 @@ export const BatchSchema = z
   })
   .strict();
 export class BatchDto extends createZodDto(BatchSchema) {}
-
-const queryCategory = enumParam(MEMORY_CATEGORIES);
-const queryPriority = enumParam(MEMORY_PRIORITIES);
-
-export const ListMemoryQuerySchema = z
-  .object({
-    category: queryCategory.optional(),
-    tag: tagFilter(TAGS_MAX, TAG_MAX_LENGTH).optional(),
-    priority: queryPriority.optional(),
-    layer: enumParam(MEMORY_LAYERS).optional(),
-    tier: enumParam(MEMORY_TIERS).optional(),
-    include_expired: booleanParam.default(false),
-    limit: limitParam(200, 50),
-    cursor: once(z.string({ message: 'must be a cursor returned by this endpoint' })).optional(),
-  })
-  .strict();
-export class ListMemoryQueryDto extends createZodDto(ListMemoryQuerySchema) {}
-
-export const ByTagQuerySchema = ListMemoryQuerySchema.omit({ tag: true }).extend({ tag: tagFilter(TAGS_MAX, TAG_MAX_LENGTH) });
-export class ByTagQueryDto extends createZodDto(ByTagQuerySchema) {}
-
-const timeParam = once(isoDateTime);
-
-export const SearchQuerySchema = z
-  .object({
-    q: textParam(1000, true),
-    /** `any`: any word (ranked) with vectors; `all`: web-search syntax, every result must match; `vector`: by meaning only. */
-    mode: enumParam(['any', 'all', 'vector'] as const).default('any'),
-    category: queryCategory.optional(),
-    tag: tagFilter(TAGS_MAX, TAG_MAX_LENGTH).optional(),
-    priority: queryPriority.optional(),
-    memory_type: enumParam(MEMORY_TYPES).optional(),
-    layer: enumParam(MEMORY_LAYERS).optional(),
-    tier: enumParam(MEMORY_TIERS).optional(),
-    /** occurred_at at or after this instant */
-    from: timeParam.optional(),
-    /** occurred_at before this instant */
-    to: timeParam.optional(),
-    verified: booleanParam.optional(),
-    explain: booleanParam.default(false),
-    limit: limitParam(100, 10),
-  })
-  .strict()
-  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { message: 'must be before to', path: ['from'] });
-export class SearchQueryDto extends createZodDto(SearchQuerySchema) {}
-export type SearchQuery = z.infer<typeof SearchQuerySchema>;
-
-export const ExpiringQuerySchema = z
-  .object({
-    within: once(
-      z
-        .string({ message: 'must be text like 7d' })
-        .regex(DURATION_PATTERN, { message: 'must be a positive whole number (at most 6 digits) and a unit m, h, d or w, e.g. 7d' }),
-    ).default('7d'),
-    limit: limitParam(500, 100),
-  })
-  .strict();
-export class ExpiringQueryDto extends createZodDto(ExpiringQuerySchema) {}
-
-export const RecallQuerySchema = z
-  .object({
-    /** Without max_tokens: how many entries at most. */
-    limit: limitParam(1000, 100),
-    /** A question: recall then packs the memories most relevant to it (critical ones first). */
-    q: textParam(1000).optional(),
-    /** A budget in tokens (o200k_base, the encoding of GPT-4o and later) for the whole text. */
-    max_tokens: once(
-      z
-        .string({ message: 'must be a whole number from 20 to 200000' })
-        .regex(/^\d{1,6}$/, { message: 'must be a whole number from 20 to 200000' })
-        .transform(Number)
-        .pipe(z.number().min(20, { message: 'must be a whole number from 20 to 200000' }).max(200_000, { message: 'must be a whole number from 20 to 200000' })),
-    ).optional(),
-  })
-  .strict();
-export class RecallQueryDto extends createZodDto(RecallQuerySchema) {}
-export type RecallQuery = z.infer<typeof RecallQuerySchema>;
 
 // ---- answers
 
