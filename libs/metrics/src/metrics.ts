@@ -1,9 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Job, Worker } from 'bullmq';
-import { sql } from 'kysely';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { TenantDb } from '@engram/db';
+import { SystemRepository, TenantDb } from '@engram/db';
 import { MEMORY_LAYERS, MEMORY_TIERS } from '@engram/memory';
 
 /** How long one read of the memory counts serves scrapes (ms): a scan of the whole table. */
@@ -131,7 +130,10 @@ export class EngramMetrics {
   private queueDepth?: () => Promise<QueueDepth[]>;
   private counts?: { at: number; value: Promise<MemoryCounts> };
 
-  constructor(private readonly tenantDb: TenantDb) {
+  constructor(
+    private readonly tenantDb: TenantDb,
+    private readonly system: SystemRepository,
+  ) {
     collectDefaultMetrics({ register: this.registry, prefix: 'engram_' });
   }
 
@@ -174,11 +176,9 @@ export class EngramMetrics {
     const now = performance.now();
     if (this.counts && now - this.counts.at < MEMORY_COUNTS_TTL_MS) return this.counts.value;
     const value = withTimeout(
-      this.tenantDb.runWithoutTenant((db) =>
-        sql<{ layer: string; tier: string; live: string; forgotten: string }>`select layer, tier, live, forgotten from engram_memory_counts()`.execute(db),
-      ),
+      this.tenantDb.runWithoutTenant((db) => this.system.memoryCounts(db)),
       'memory counts',
-    ).then(({ rows }) => ({ rows: rows.map((r) => ({ layer: r.layer, tier: r.tier, live: Number(r.live), forgotten: Number(r.forgotten) })) }));
+    ).then((rows) => ({ rows }));
     const entry = { at: now, value };
     this.counts = entry;
     value.catch(() => {

@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
-import { Kysely, sql } from 'kysely';
-import { DATABASE, type DB } from '@engram/db';
+import type { Kysely } from 'kysely';
+import { DATABASE, SystemRepository, type DB } from '@engram/db';
 import { Public } from '../auth/auth.decorators';
 
 /** Kubernetes probes: liveness says the process serves HTTP; readiness that the database answers. */
@@ -13,6 +13,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicator: HealthIndicatorService,
+    private readonly system: SystemRepository,
     @Inject(DATABASE) private readonly db: Kysely<DB>,
   ) {}
 
@@ -32,7 +33,7 @@ export class HealthController {
         const check = this.indicator.check('database');
         try {
           await Promise.race([
-            sql`select 1`.execute(this.db),
+            this.system.ping(this.db),
             new Promise((_, reject) => setTimeout(() => reject(new Error('timed out after 2000 ms')), 2000).unref()),
           ]);
           return check.up();

@@ -7,6 +7,7 @@ import { MindKeysRepository } from './mind-keys.repository';
 import { MindsRepository } from './minds.repository';
 import { RetrievalRepository } from './retrieval.repository';
 import { StmRepository } from './stm.repository';
+import { SystemRepository } from './system.repository';
 import { TenantsRepository } from './tenants.repository';
 import { TombstonesRepository } from './tombstones.repository';
 import { UsersRepository } from './users.repository';
@@ -20,6 +21,7 @@ export * from './mind-keys.repository';
 export * from './minds.repository';
 export * from './retrieval.repository';
 export * from './stm.repository';
+export * from './system.repository';
 export * from './tenants.repository';
 export * from './tombstones.repository';
 export * from './users.repository';
@@ -38,4 +40,5 @@ export const REPOSITORIES = [
   StmRepository,
   MessagesRepository,
   RetrievalRepository,
+  SystemRepository,
 ] as const;

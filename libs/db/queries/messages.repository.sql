@@ -1,0 +1,44 @@
+-- The SQL of MessagesRepository (libs/db/src/repositories), written by `npm run sql:generate`: do not edit.
+
+-- MessagesRepository.insert
+insert into
+  "messages" (
+    "id",
+    "conversation_id",
+    "role",
+    "speaker",
+    "content",
+    "metadata",
+    "occurred_at",
+    "received_at",
+    "tenant_id",
+    "mind_id"
+  )
+values
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);
+
+-- MessagesRepository.markProcessed
+update "messages"
+set
+  "stm_entry_id" = $1,
+  "importance" = $2,
+  "importance_source" = $3,
+  "processed_at" = $4
+where
+  "tenant_id" = $5
+  and "id" = $6;
+
+-- MessagesRepository.list
+select
+  *
+from
+  "messages"
+where
+  "tenant_id" = $1
+  and "mind_id" = $2
+  and "conversation_id" = $3
+order by
+  "occurred_at",
+  "id"
+limit
+  $4;

@@ -1,0 +1,443 @@
+-- The SQL of RetrievalRepository (libs/db/src/repositories), written by `npm run sql:generate`: do not edit.
+
+-- RetrievalRepository.mindSize
+select
+  count(*)::int as n
+from
+  memories
+where
+  tenant_id = $1
+  and mind_id = $2;
+
+-- RetrievalRepository.preferIndexScans
+select
+  set_config('enable_seqscan', 'off', true);
+
+-- RetrievalRepository.queryLexemes
+select
+  array(
+    select distinct
+      l
+    from
+      unnest(tsvector_to_array(to_tsvector('english', $1))) as l
+    order by
+      l
+  ) as lexemes;
+
+-- RetrievalRepository.meanLength
+select
+  coalesce(avg(length(content)), 1)::float8 as avgdl
+from
+  (
+    select
+      content,
+      search_vector
+    from
+      memories
+    where
+      tenant_id = $1
+      and mind_id = $2
+    order by
+      id desc
+    limit
+      $3
+  ) s;
+
+-- RetrievalRepository.documentFrequency
+select
+  count(*)::int as df
+from
+  engram_text_match ($1, $2, $3::tsquery, $4);
+
+-- RetrievalRepository.sampleShares
+select
+  c.l,
+  (
+    select
+      count(*) filter (
+        where
+          s.search_vector @@ c.q
+      )::float8 / greatest(count(*), 1)
+    from
+      (
+        select
+          content,
+          search_vector
+        from
+          memories
+        where
+          tenant_id = $1
+          and mind_id = $2
+        order by
+          id desc
+        limit
+          $3
+      ) s
+  ) as share
+from
+  unnest($4::text[], $5::tsquery[]) as c (l, q);
+
+-- RetrievalRepository.search (any with a vector, exact)
+select
+  'text' as branch,
+  t.id::text as id,
+  t.temporal_context,
+  t.temporal_position,
+  t.score
+from
+  (
+    with
+      idf as (
+        select
+          *
+        from
+          unnest($1::text[], $2::float8[]) as i (l, idf)
+      ),
+      -- The match goes through engram_text_match (the GIN index; see its migration); the filter
+      -- applies to what it found, so a narrow filter keeps fewer than the budget.
+      matched as (
+        select
+          m.id,
+          m.temporal_context,
+          m.temporal_position,
+          m.search_vector,
+          length(m.content)::float8 as dl
+        from
+          memories m
+          -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
+        where
+          m.tenant_id = $3
+          and m.id = any (
+            array(
+              select
+                x.id
+              from
+                engram_text_match ($4, $5, $6::tsquery, $7) x
+            )
+          )
+          and m.mind_id = $8
+          and (
+            (
+              expires_at is null
+              or expires_at > $9::timestamptz
+            )
+            and category = $10
+          )
+      )
+    select
+      m.id,
+      m.temporal_context,
+      m.temporal_position,
+      sum(
+        i.idf * (u.tf * ($11::float8 + 1)) / (
+          u.tf + $12::float8 * (
+            1 - $13::float8 + $14::float8 * m.dl / $15::float8
+          )
+        )
+      )::float8 as score
+    from
+      matched m
+      cross join lateral (
+        select
+          lexeme,
+          coalesce(array_length(positions, 1), 1)::float8 as tf
+        from
+          unnest(m.search_vector)
+      ) u
+      join idf i on i.l = u.lexeme
+    group by
+      m.id,
+      m.temporal_context,
+      m.temporal_position
+    order by
+      score desc,
+      m.id desc
+    limit
+      $16
+  ) t
+union all
+select
+  'vector' as branch,
+  v.id::text as id,
+  v.temporal_context,
+  v.temporal_position,
+  v.score
+from
+  (
+    select
+      *
+    from
+      (
+        select
+          id,
+          temporal_context,
+          temporal_position,
+          (embedding <=> $17::vector)::float8 as score
+        from
+          memories
+        where
+          tenant_id = $18
+          and mind_id = $19
+          and embedding is not null
+          and (
+            (
+              expires_at is null
+              or expires_at > $20::timestamptz
+            )
+            and category = $21
+          )
+        offset
+          0
+      ) exact
+    order by
+      score,
+      id desc
+    limit
+      $22
+  ) v;
+
+-- RetrievalRepository.search (all, indexed vectors)
+select
+  set_config('ivfflat.probes', $1, true),
+  set_config('ivfflat.iterative_scan', 'relaxed_order', true),
+  set_config('enable_sort', 'off', true);
+
+select
+  'text' as branch,
+  t.id::text as id,
+  t.temporal_context,
+  t.temporal_position,
+  t.score
+from
+  (
+    with
+      idf as (
+        select
+          *
+        from
+          unnest($1::text[], $2::float8[]) as i (l, idf)
+      ),
+      -- The match goes through engram_text_match (the GIN index; see its migration); the filter
+      -- applies to what it found, so a narrow filter keeps fewer than the budget.
+      matched as (
+        select
+          m.id,
+          m.temporal_context,
+          m.temporal_position,
+          m.search_vector,
+          length(m.content)::float8 as dl
+        from
+          memories m
+          -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
+        where
+          m.tenant_id = $3
+          and m.id = any (
+            array(
+              select
+                x.id
+              from
+                engram_text_match ($4, $5, websearch_to_tsquery('english', $6), $7) x
+            )
+          )
+          and m.mind_id = $8
+          and (
+            (
+              expires_at is null
+              or expires_at > $9::timestamptz
+            )
+            and category = $10
+            and search_vector @@ websearch_to_tsquery('english', $11)
+          )
+      )
+    select
+      m.id,
+      m.temporal_context,
+      m.temporal_position,
+      sum(
+        i.idf * (u.tf * ($12::float8 + 1)) / (
+          u.tf + $13::float8 * (
+            1 - $14::float8 + $15::float8 * m.dl / $16::float8
+          )
+        )
+      )::float8 as score
+    from
+      matched m
+      cross join lateral (
+        select
+          lexeme,
+          coalesce(array_length(positions, 1), 1)::float8 as tf
+        from
+          unnest(m.search_vector)
+      ) u
+      join idf i on i.l = u.lexeme
+    group by
+      m.id,
+      m.temporal_context,
+      m.temporal_position
+    order by
+      score desc,
+      m.id desc
+    limit
+      $17
+  ) t
+union all
+select
+  'vector' as branch,
+  v.id::text as id,
+  v.temporal_context,
+  v.temporal_position,
+  v.score
+from
+  (
+    select
+      id,
+      temporal_context,
+      temporal_position,
+      (embedding <=> $18::vector)::float8 as score
+    from
+      memories
+    where
+      tenant_id = $19
+      and mind_id = $20
+      and embedding is not null
+      and (
+        (
+          expires_at is null
+          or expires_at > $21::timestamptz
+        )
+        and category = $22
+        and search_vector @@ websearch_to_tsquery('english', $23)
+      )
+    order by
+      embedding <=> $24::vector
+    limit
+      $25
+  ) v;
+
+-- RetrievalRepository.search (vector only)
+select
+  set_config('ivfflat.probes', $1, true),
+  set_config('ivfflat.iterative_scan', 'relaxed_order', true),
+  set_config('enable_sort', 'off', true);
+
+select
+  'vector' as branch,
+  v.id::text as id,
+  v.temporal_context,
+  v.temporal_position,
+  v.score
+from
+  (
+    select
+      id,
+      temporal_context,
+      temporal_position,
+      (embedding <=> $1::vector)::float8 as score
+    from
+      memories
+    where
+      tenant_id = $2
+      and mind_id = $3
+      and embedding is not null
+      and (
+        (
+          expires_at is null
+          or expires_at > $4::timestamptz
+        )
+        and category = $5
+      )
+    order by
+      embedding <=> $6::vector
+    limit
+      $7
+  ) v;
+
+-- RetrievalRepository.candidates
+select
+  m.id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $1::float8,
+          $2::float8
+        ),
+        $3::timestamptz
+      ),
+      1
+    )
+  end as retention
+from
+  memories m
+where
+  m.tenant_id = $4
+  and m.mind_id = $5
+  and m.id = any ($6::uuid[])
+  and (
+    (
+      expires_at is null
+      or expires_at > $7::timestamptz
+    )
+    and category = $8
+  )
+union all
+select
+  m.id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $9::float8,
+          $10::float8
+        ),
+        $11::timestamptz
+      ),
+      1
+    )
+  end as retention
+from
+  unnest($12::text[], $13::int[]) as u (context, position)
+  join memories m on m.tenant_id = $14
+  and m.mind_id = $15
+  and m.temporal_context = u.context
+  and m.temporal_position = u.position
+where
+  (
+    (
+      expires_at is null
+      or expires_at > $16::timestamptz
+    )
+    and category = $17
+  )
+  and m.id <> all ($18::uuid[]);
+
+-- RetrievalRepository.configureScan (exact)
+-- (no statement)
+
+-- RetrievalRepository.configureScan (ivfflat)
+select
+  set_config('ivfflat.probes', $1, true),
+  set_config('ivfflat.iterative_scan', 'relaxed_order', true),
+  set_config('enable_sort', 'off', true);
