@@ -65,6 +65,27 @@ describe('systems consolidation: episodes generalised into semantic memories', (
     expect(hits.body.items.map((m: { key: string }) => m.key)).toContain((await owner<{ key: string }>(`select key from memories where id = $1`, [semantic!.id]))[0]!.key);
   });
 
+  it('a generalised memory is long-term with the long-term strength, whatever its importance', async () => {
+    // Importance 0.7 classifies into short_term (1.5 × 7 = 10.5 days under the calibrated preset);
+    // generalised knowledge is long-term (seed 000), so its strength is long_term's: 1.5 × 60 = 90 days.
+    for (const [i, days] of [70, 65, 58].entries()) {
+      await t
+        .http()
+        .post('/v1/memory')
+        .set(asAgent(f))
+        .send({ category: 'context', key: `paint_${i}`, content: `Caroline painted the sunrise over the lake at dawn (time ${i})`, memory_type: 'episodic', importance: 0.7, occurred_at: new Date(now.getTime() - days * DAY).toISOString() })
+        .expect(201);
+    }
+    expect(await t.app.get(SystemsConsolidationJob).run(f.tenantId, now)).toEqual({ moved_to_neocortex: 3, generalised: 1 });
+    const [semantic] = await owner<{ id: string; layer: string; strength_days: number; importance_score: number }>(
+      `select id, layer, strength_days, importance_score from memories where key like 'generalised_%' and content like '%sunrise%'`,
+    );
+    expect(semantic).toMatchObject({ layer: 'long_term', strength_days: 90, importance_score: 0.7 });
+    // An access never corrects a long-term memory's strength (promotion stops at long_term): it must be right from the start.
+    const card = await t.http().get(`/v1/memory/${semantic!.id}/retention`).set(asAgent(f)).expect(200);
+    expect(card.body).toMatchObject({ layer: 'long_term', strength_days: 90 });
+  });
+
   it('a second run adds nothing', async () => {
     const before = await owner<{ n: number }>('select count(*)::int as n from memories');
     expect(await t.app.get(SystemsConsolidationJob).run(f.tenantId, now)).toEqual({ moved_to_neocortex: 0, generalised: 0 });
