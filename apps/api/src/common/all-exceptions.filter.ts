@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { ArgumentsHost, Catch, HttpException, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { InjectPinoLogger, PinoLogger } from 'nestjs-pino';
@@ -12,20 +13,6 @@ import {
 } from '@engram/db';
 import { AppError, ERROR_STATUS, type FieldProblem } from './app-error';
 import { zodProblems } from './zod-problems';
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
 
 /** Problems listed in one answer: enough to fix a request, not a wall of text for a hostile one. */
 const MAX_PROBLEMS = 20;
@@ -127,7 +114,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 
   private body(statusCode: number, message: string, errors?: FieldProblem[]): ErrorBody {
-    const body: ErrorBody = { statusCode, error: STATUS_TEXT[statusCode] ?? 'Error', message };
+    const body: ErrorBody = { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message };
     if (errors && errors.length > 0) body.errors = errors;
     return body;
   }
