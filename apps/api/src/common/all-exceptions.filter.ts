@@ -6,8 +6,10 @@ import { ZodValidationException } from 'nestjs-zod';
 import type { z } from 'zod';
 import {
   PG_CHECK_VIOLATION,
+  PG_DEADLOCK_DETECTED,
   PG_FOREIGN_KEY_VIOLATION,
   PG_INSUFFICIENT_PRIVILEGE,
+  PG_SERIALIZATION_FAILURE,
   PG_UNIQUE_VIOLATION,
   pgErrorCode,
 } from '@engram/db';
@@ -50,7 +52,8 @@ function failingHealthChecks(response: unknown): string | undefined {
 /**
  * One answer shape for every failure: `{statusCode, error, message, requestId, errors?}`.
  * Validation problems name the field; database constraint failures that slip past validation
- * become 4xx, an unreachable database 503; anything else is a 500 whose stack is logged.
+ * become 4xx; an unreachable database, or a deadlock or serialization failure that outlived
+ * TenantDb's retries, 503 with `Retry-After`; anything else is a 500. Stacks are logged for 5xx.
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -94,6 +97,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
         return this.body(400, 'a value breaks a storage rule');
       case PG_INSUFFICIENT_PRIVILEGE:
         return this.body(404, 'not found');
+      // Transient: TenantDb has already rolled the unit back and run it again (three attempts),
+      // and the same request will most likely pass once the concurrent work it met is done.
+      case PG_DEADLOCK_DETECTED:
+      case PG_SERIALIZATION_FAILURE:
+        return this.body(503, 'the database kept meeting concurrent work on the same data (deadlock or serialization failure); retry shortly');
     }
     if (isUnavailable(exception)) return this.body(503, 'the database is unavailable; retry shortly');
     return this.body(500, 'internal error');
