@@ -18,11 +18,12 @@ describe('a deadlock that TenantDb cannot retry away', () => {
   let rival: Client;
   let sql: ReturnType<typeof ownerQuery>;
 
-  /** Waits until an API backend is waiting for advisory lock `key`. */
+  /** Waits until an API backend is waiting for advisory lock `key` (in this file's database: the server is shared). */
   const apiWaitsFor = (key: number) =>
     waitFor(
       `an API transaction waiting for lock ${key}`,
-      async () => (await sql<{ n: number }>(`select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = $1 and not granted`, [key]))[0]?.n === 1,
+      async () => (await sql<{ n: number }>(`select count(*)::int as n from pg_locks l join pg_database d on d.oid = l.database
+           where d.datname = current_database() and l.locktype = 'advisory' and l.objid = $1 and not l.granted`, [key]))[0]?.n === 1,
       15_000,
       25,
     );
