@@ -118,6 +118,16 @@ describe('admin dashboard (bull-board at /admin/queues)', () => {
     expect(replayed.body.message).toMatch(/session/);
   });
 
+  it('sets a 12-hour cookie, Secure only behind a TLS proxy (plain http on localhost must keep working)', async () => {
+    const plain = sessionCookie((await t.http().post('/admin/login').type('form').send({ token: OPERATOR_TOKEN }).expect(303)).headers['set-cookie']);
+    expect(plain.attributes).toContain('Max-Age=43200');
+    expect(plain.attributes).not.toContain('Secure');
+    const proxied = await t.http().post('/admin/login').set('X-Forwarded-Proto', 'https').type('form').send({ token: OPERATOR_TOKEN }).expect(303);
+    expect(sessionCookie(proxied.headers['set-cookie']).attributes).toEqual(expect.arrayContaining(['Secure', 'Max-Age=43200', 'HttpOnly', 'SameSite=Strict', 'Path=/admin']));
+    const out = await t.http().post('/admin/logout').set('X-Forwarded-Proto', 'https').set('Cookie', plain.pair).expect(303);
+    expect(sessionCookie(out.headers['set-cookie']).attributes).toEqual(expect.arrayContaining(['Secure', 'Path=/admin', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT']));
+  });
+
   it('signs in with JSON too: JSON errors for a script, 415 for any other body', async () => {
     const wrong = await t.http().post('/admin/login').send({ token: 'not the operator token at all, sorry' }).expect(401);
     expect(wrong.body).toEqual(errorShape(401, 'Unauthorized'));

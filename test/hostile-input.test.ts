@@ -66,6 +66,9 @@ describe('hostile input', () => {
     expect(fieldsOf(bogus.body)).toEqual(['Content-Encoding']);
     const utf16 = await t.http().post('/v1/memory').set(asAgent(f)).set('Content-Type', 'application/json; charset=utf-16').send(body).expect(415);
     expect(fieldsOf(utf16.body)).toEqual(['Content-Type']);
+    const latin1 = await t.http().post('/v1/memory').set(asAgent(f)).set('Content-Type', 'application/json; CHARSET="ISO-8859-1"').send(body).expect(415);
+    expect(latin1.body.message).toBe('Content-Type: charset must be utf-8');
+    await t.http().post('/v1/memory').set(asAgent(f)).set('Content-Type', 'application/json; charset="UTF-8"').send({ category: 'note', key: 'quoted', content: 'x' }).expect(201);
     await t.http().post('/v1/memory').set(asAgent(f)).set('Content-Type', 'application/json').set('Content-Encoding', 'gzip').serialize((b: Buffer) => b as unknown as string).send(gzipSync(body) as unknown as object).expect(201);
   });
 

@@ -21,11 +21,15 @@ export interface FakeSettings {
   refuseIf?: (text: string) => boolean;
   /** In `ok` mode: the vector of a text, instead of HashingEmbedder's. */
   vectorFor?: (text: string) => number[];
+  /** `Retry-After` sent with the failures of `down` and `fail-n-times-then-ok`. */
+  retryAfter?: string;
 }
 
 export interface RecordedRequest {
   body: { model: string; input: string[]; dimensions?: number };
   authorization: string | undefined;
+  /** When it arrived (ms since the epoch). */
+  at: number;
 }
 
 const DEFAULTS: FakeSettings = { mode: 'ok', slowMs: 1000, failTimes: 0, failStatus: 503, shuffle: false };
@@ -64,11 +68,11 @@ export class FakeEmbeddingsServer {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     if (req.method !== 'POST' || req.url !== '/v1/embeddings') return this.send(res, 404, { error: { message: 'not found' } });
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as RecordedRequest['body'];
-    this.requests.push({ body, authorization: req.headers.authorization });
+    this.requests.push({ body, authorization: req.headers.authorization, at: Date.now() });
     const s = this.settings;
     switch (s.mode) {
       case 'down':
-        return this.send(res, 503, { error: { message: 'service unavailable' } });
+        return this.send(res, 503, { error: { message: 'service unavailable' } }, s.retryAfter);
       case 'refuse':
         return this.send(res, 400, { error: { message: 'input refused' } });
       case 'unauthorized':
@@ -83,7 +87,7 @@ export class FakeEmbeddingsServer {
         return;
       }
       case 'fail-n-times-then-ok':
-        if (this.requests.length <= s.failTimes) return this.send(res, s.failStatus, { error: { message: 'try later' } });
+        if (this.requests.length <= s.failTimes) return this.send(res, s.failStatus, { error: { message: 'try later' } }, s.retryAfter);
         break;
       case 'slow': {
         const timer = setTimeout(() => {
@@ -108,7 +112,7 @@ export class FakeEmbeddingsServer {
     return { object: 'list', data, model: body.model, usage: { prompt_tokens: 0, total_tokens: 0 } };
   }
 
-  private send(res: ServerResponse, status: number, payload: unknown): void {
-    res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(payload));
+  private send(res: ServerResponse, status: number, payload: unknown, retryAfter?: string): void {
+    res.writeHead(status, { 'Content-Type': 'application/json', ...(retryAfter === undefined ? {} : { 'Retry-After': retryAfter }) }).end(JSON.stringify(payload));
   }
 }

@@ -1,11 +1,11 @@
 import { mkdir } from 'node:fs/promises';
-import lockfile from 'proper-lockfile';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Logger } from '@nestjs/common';
 import { CompactContentPlugin } from './compact-content';
+import { DataDirLockedError, lockDataDir } from './data-dir-lock';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type DatabaseConnection } from 'kysely';
 import { Pool } from 'pg';
 import type { AppConfig } from '@engram/config';
@@ -64,17 +64,12 @@ export async function openDatabase(config: AppConfig): Promise<DatabaseHandle> {
   const dataDir = resolve(config.ENGRAM_DATA_DIR, 'pg');
   await mkdir(dataDir, { recursive: true });
   // PGlite is one process's database: a second process on the same files corrupts the first's
-  // view of them (its writes fail until restart). A lock file with a heartbeat keeps it to one.
+  // view of them (its writes fail until restart). A lock with a heartbeat keeps it to one.
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(dataDir, {
-      lockfilePath: `${dataDir}.lock`,
-      stale: 15_000,
-      update: 5_000,
-      onCompromised: (error) => new Logger('Database').error(`embedded database lock lost: ${error.message}`),
-    });
+    release = await lockDataDir(dataDir, (error) => new Logger('Database').error(`embedded database lock lost: ${error.message}`));
   } catch (error) {
-    if ((error as { code?: string }).code === 'ELOCKED') {
+    if (error instanceof DataDirLockedError) {
       throw new DatabaseSetupError(
         `the embedded database at ${dataDir} is in use by another Engram process; stop it first, or give this one its own ENGRAM_DATA_DIR`,
       );

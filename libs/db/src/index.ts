@@ -14,3 +14,4 @@ export * from './compact-content';
 export * from './vector-index';
 export * from './sql-snapshot';
 export * from './repositories';
+export * from './data-dir-lock';

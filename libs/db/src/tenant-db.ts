@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Kysely, sql, type Transaction } from 'kysely';
+import { validate as isUuid } from 'uuid';
 import { PG_DEADLOCK_DETECTED, PG_SERIALIZATION_FAILURE, pgErrorCode } from './pg-errors';
 import type { DB } from './schema';
 
 const RETRYABLE = new Set([PG_DEADLOCK_DETECTED, PG_SERIALIZATION_FAILURE]);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_ATTEMPTS = 3;
 
 /** Injection token of the app's `Kysely<DB>`. */
@@ -35,7 +35,7 @@ export class TenantDb {
    * it, never corrupt anything, and the read does not pay for a disk flush.
    */
   async run<T>(tenantId: string, work: (tx: TenantTx) => Promise<T>, options: { durable?: boolean } = {}): Promise<T> {
-    if (!UUID.test(tenantId)) throw new Error(`not a tenant id: ${tenantId}`);
+    if (!isUuid(tenantId)) throw new Error(`not a tenant id: ${tenantId}`);
     // BEGIN and the tenant setting travel as one simple-protocol message: one round trip, not two.
     // The id is a UUID (checked above), so it is safe as a literal.
     const start = sql.raw(

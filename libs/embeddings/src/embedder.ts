@@ -5,10 +5,12 @@ export interface Embedder {
   /** Vector length: 768 (the `vector(768)` column, DESIGN §3). */
   readonly dimensions: number;
   /**
-   * One L2-normalised vector per text, in order.
-   * @throws EmbeddingError when the provider fails (callers store the memory and embed it later)
+   * One L2-normalised vector per text, in order. `signal` tells a remote embedder the caller
+   * stopped waiting: it cuts the request in flight and retries no more.
+   * @throws EmbeddingError when the provider fails or the signal aborted (callers store the
+   *   memory and embed it later)
    */
-  embed(texts: readonly string[]): Promise<number[][]>;
+  embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]>;
 }
 
 export const EMBEDDING_DIMENSIONS = 768;

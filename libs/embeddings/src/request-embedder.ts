@@ -46,23 +46,16 @@ export class RequestEmbedder {
     // After a failure, requests stop waiting for a while: an outage must not slow every write
     // and search by EMBEDDINGS_WAIT_MS (the backfill keeps trying meanwhile).
     if (Date.now() < this.skipUntil) return none;
-    let timer: NodeJS.Timeout | undefined;
+    // Aborting, not just no longer awaiting: the provider's answer would be thrown away, so its
+    // request (and any retry) is ended too; the backfill or a worker embeds the memory.
+    const wait = AbortSignal.timeout(this.config.EMBEDDINGS_WAIT_MS);
     try {
-      const vectors = await Promise.race([
-        this.embedder.embed(texts),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer within ${this.config.EMBEDDINGS_WAIT_MS} ms`)), this.config.EMBEDDINGS_WAIT_MS);
-        }),
-      ]);
-      return { model: this.embedder.model, vectors };
+      return { model: this.embedder.model, vectors: await this.embedder.embed(texts, wait) };
     } catch (error) {
       this.skipUntil = Date.now() + COOL_DOWN_MS;
-      this.logger.warn(
-        `embedding deferred for ${texts.length} memories: ${error instanceof Error ? error.message : String(error)}; requests skip the provider for ${COOL_DOWN_MS / 1000} s`,
-      );
+      const why = wait.aborted ? `no answer within ${this.config.EMBEDDINGS_WAIT_MS} ms` : error instanceof Error ? error.message : String(error);
+      this.logger.warn(`embedding deferred for ${texts.length} memories: ${why}; requests skip the provider for ${COOL_DOWN_MS / 1000} s`);
       return none;
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -5,7 +5,7 @@ import { Injectable, Logger, type INestApplication } from '@nestjs/common';
 import { json, Router, urlencoded, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { ADMIN_PATH, adminRequestId, sendAdminError, sendLoginPage } from './admin-pages';
 import { AdminQueues, RedisUnavailableError } from './admin-queues.provider';
-import { ADMIN_COOKIE, ADMIN_SESSION_MS, OperatorAuth } from './operator-auth.service';
+import { ADMIN_SESSION_MS, OperatorAuth } from './operator-auth.service';
 
 
 const CLOSED = 'the admin dashboard is closed: ENGRAM_OPERATOR_TOKEN is not set (set it, at least 32 characters, to open it)';
@@ -84,7 +84,7 @@ export class AdminDashboard {
     router.post('/logout', (req: Request, res: Response) => {
       const cookie = this.auth.sessionCookie(req);
       if (cookie !== undefined) this.auth.revokeSession(cookie);
-      res.clearCookie(ADMIN_COOKIE, { httpOnly: true, sameSite: 'strict', path: ADMIN_PATH, secure: req.secure });
+      res.append('Set-Cookie', this.auth.clearSessionSetCookie(req.secure));
       res.redirect(303, `${ADMIN_PATH}/login`);
     });
     router.use('/queues', (req: Request, res: Response, next: NextFunction) => this.gate(req, res, next), this.board());
@@ -161,14 +161,7 @@ export class AdminDashboard {
       this.logger.warn(`failed admin sign-in from ${req.ip}`);
       return refuse('That is not the operator token.');
     }
-    res.cookie(ADMIN_COOKIE, this.auth.issueSession(), {
-      httpOnly: true,
-      sameSite: 'strict',
-      path: ADMIN_PATH,
-      // Behind a TLS proxy (trust proxy is set) req.secure is true; plain http on localhost works.
-      secure: req.secure,
-      maxAge: ADMIN_SESSION_MS,
-    });
+    res.append('Set-Cookie', this.auth.sessionSetCookie(this.auth.issueSession(), req.secure));
     res.redirect(303, `${ADMIN_PATH}/queues`);
   }
 

@@ -1,19 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { Request, Response } from 'express';
 import type { ErrorBody } from '../common/all-exceptions.filter';
 
 /** Where the admin router is mounted; the cookie's Path and every link depend on it. */
 export const ADMIN_PATH = '/admin';
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  415: 'Unsupported Media Type',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -37,7 +28,7 @@ export function adminRequestId(req: Request, res: Response): string {
 
 /** Answers in the API's error shape `{statusCode, error, message, requestId}`. */
 export function sendAdminError(req: Request, res: Response, statusCode: number, message: string): void {
-  const body: ErrorBody = { statusCode, error: STATUS_TEXT[statusCode] ?? 'Error', message, requestId: adminRequestId(req, res) };
+  const body: ErrorBody = { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, requestId: adminRequestId(req, res) };
   if (statusCode === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="engram-admin"');
   res.status(statusCode).type('application/json; charset=utf-8').json(body);
 }

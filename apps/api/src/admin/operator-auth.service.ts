@@ -1,11 +1,14 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
+import { parseCookie, stringifySetCookie } from 'cookie';
+import { sign, unsign } from 'cookie-signature';
 import type { Request } from 'express';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { JwtStrategy, type UserClaims } from '../auth/jwt.strategy';
 import { looksLikeMindKey } from '../auth/mind-key.codec';
 import { MindKeyAuthService } from '../auth/mind-key-auth.service';
+import { ADMIN_PATH } from './admin-pages';
 
 /** Name of the admin session cookie (HttpOnly, SameSite=Strict, Path=/admin). */
 export const ADMIN_COOKIE = 'engram_admin';
@@ -36,29 +39,33 @@ function bearerToken(request: Request): string | undefined {
   return header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
 }
 
-// A single cookie's value; the header holds few cookies, and express has no parser of its own.
-function readCookie(request: Request, name: string): string | undefined {
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/**
+ * `Set-Cookie` for the session cookie: HttpOnly (no script reads it), SameSite=Strict (no other
+ * site's form posts with it), Path=/admin (the API never sees it). `secure` is `req.secure`:
+ * true behind a TLS proxy (trust proxy is set), false on plain http to localhost, where a Secure
+ * cookie would never come back.
+ */
+function setCookie(value: string, secure: boolean, expires: Date, maxAgeSeconds: number): string {
+  return stringifySetCookie(ADMIN_COOKIE, value, { httpOnly: true, sameSite: 'strict', path: ADMIN_PATH, secure, expires, maxAge: maxAgeSeconds });
 }
 
 /**
  * Authentication of the platform operator (ENGRAM_OPERATOR_TOKEN) for `/admin`.
  *
  * The session cookie never holds the token: it is `<expiry ms>.<HMAC-SHA256 keyed by the token
- * over the expiry>`, so a leaked cookie expires, cannot be turned back into the token, and stops
- * working when the token is rotated.
+ * over the expiry>` (cookie-signature, as express signs cookies), so a leaked cookie expires,
+ * cannot be turned back into the token, and stops working when the token is rotated.
  *
  * Sessions are stateless, so signing out cannot end one everywhere: {@link revokeSession}
  * remembers a signed-out cookie in this process's memory only, until it would have expired.
  * Another API process, or this one after a restart, still accepts a copy of that cookie until it
  * expires ({@link ADMIN_SESSION_MS} after sign-in) or ENGRAM_OPERATOR_TOKEN is rotated.
  *
- * Every comparison is of two HMAC digests of equal length with
- * `timingSafeEqual`, so response times tell nothing about how much of a guess was right.
+ * Every comparison is constant-time (`timingSafeEqual`: of SHA-256 digests for the bearer, of the
+ * whole signed value in cookie-signature), so response times tell nothing about how much of a
+ * guess was right.
  *
  * Tenant credentials are recognised (so that they get a 403 that says why, not a puzzling 401)
  * but never admitted: see {@link AdminDashboard}.
@@ -84,7 +91,8 @@ export class OperatorAuth {
   isOperatorToken(given: string): boolean {
     const token = this.config.ENGRAM_OPERATOR_TOKEN;
     if (!token) return false;
-    return timingSafeEqual(this.mac(token, `bearer\n${given}`), this.mac(token, `bearer\n${token}`));
+    // Digests have one length whatever was sent, which timingSafeEqual needs.
+    return timingSafeEqual(sha256(given), sha256(token));
   }
 
   /**
@@ -94,24 +102,27 @@ export class OperatorAuth {
   issueSession(now = Date.now()): string {
     const token = this.config.ENGRAM_OPERATOR_TOKEN;
     if (!token) throw new Error('the admin dashboard is closed: ENGRAM_OPERATOR_TOKEN is not set');
-    const expiry = now + ADMIN_SESSION_MS;
-    return `${expiry}.${this.mac(token, `session\n${expiry}`).toString('base64url')}`;
+    return sign(String(now + ADMIN_SESSION_MS), token);
   }
 
-  /** Whether a cookie value is a session this server issued with the current token, unexpired. */
+  /** Whether a cookie value is a session this server issued with the current token, unexpired and not signed out here. */
   isValidSession(value: string, now = Date.now()): boolean {
-    const token = this.config.ENGRAM_OPERATOR_TOKEN;
-    const match = /^(\d{1,15})\.([A-Za-z0-9_-]{43})$/.exec(value);
-    if (!token || !match) return false;
-    const expiry = Number(match[1]);
-    if (expiry <= now || expiry > now + ADMIN_SESSION_MS) return false;
-    if (this.revoked.has(value)) return false;
-    return timingSafeEqual(Buffer.from(match[2] as string, 'base64url'), this.mac(token, `session\n${expiry}`));
+    return this.sessionExpiry(value, now) !== undefined && !this.revoked.has(value);
   }
 
   /** The session cookie the request carries, if any (valid or not). */
   sessionCookie(request: Request): string | undefined {
-    return readCookie(request, ADMIN_COOKIE);
+    return request.headers.cookie ? parseCookie(request.headers.cookie)[ADMIN_COOKIE] : undefined;
+  }
+
+  /** `Set-Cookie` that starts a session in the browser, for {@link ADMIN_SESSION_MS}. */
+  sessionSetCookie(value: string, secure: boolean, now = Date.now()): string {
+    return setCookie(value, secure, new Date(now + ADMIN_SESSION_MS), ADMIN_SESSION_MS / 1000);
+  }
+
+  /** `Set-Cookie` that removes the session cookie from the browser (expired in 1970). */
+  clearSessionSetCookie(secure: boolean): string {
+    return setCookie('', secure, new Date(0), 0);
   }
 
   /**
@@ -119,10 +130,11 @@ export class OperatorAuth {
    * in memory only (see the class comment); cookies that are not valid sessions are ignored.
    */
   revokeSession(value: string, now = Date.now()): void {
-    if (!this.isValidSession(value, now)) return;
-    for (const [cookie, expiry] of this.revoked) if (expiry <= now) this.revoked.delete(cookie);
+    const expiry = this.sessionExpiry(value, now);
+    if (expiry === undefined || this.revoked.has(value)) return;
+    for (const [cookie, until] of this.revoked) if (until <= now) this.revoked.delete(cookie);
     if (this.revoked.size >= MAX_REVOKED) this.revoked.delete(this.revoked.keys().next().value as string);
-    this.revoked.set(value, Number(value.slice(0, value.indexOf('.'))));
+    this.revoked.set(value, expiry);
   }
 
   /**
@@ -136,7 +148,7 @@ export class OperatorAuth {
       if (this.isOperatorToken(bearer)) return { kind: 'operator' };
       return this.tenantOrInvalid(bearer);
     }
-    const cookie = readCookie(request, ADMIN_COOKIE);
+    const cookie = this.sessionCookie(request);
     if (cookie !== undefined) {
       return this.isValidSession(cookie) ? { kind: 'operator' } : { kind: 'invalid', reason: 'the admin session has expired or is not valid; sign in again' };
     }
@@ -164,7 +176,13 @@ export class OperatorAuth {
     }
   }
 
-  private mac(key: string, message: string): Buffer {
-    return createHmac('sha256', key).update(message, 'utf8').digest();
+  // The expiry (ms) of a session cookie signed with the current token, if it has not passed and
+  // is no further off than a session lasts (a cookie signed for later is not one we issued).
+  private sessionExpiry(value: string, now: number): number | undefined {
+    const token = this.config.ENGRAM_OPERATOR_TOKEN;
+    const signed = token ? unsign(value, token) : false;
+    if (signed === false || !/^\d{1,15}$/.test(signed)) return undefined;
+    const expiry = Number(signed);
+    return expiry > now && expiry <= now + ADMIN_SESSION_MS ? expiry : undefined;
   }
 }

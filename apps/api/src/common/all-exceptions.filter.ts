@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { ArgumentsHost, Catch, HttpException, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { InjectPinoLogger, PinoLogger } from 'nestjs-pino';
@@ -5,27 +6,15 @@ import { ZodValidationException } from 'nestjs-zod';
 import type { z } from 'zod';
 import {
   PG_CHECK_VIOLATION,
+  PG_DEADLOCK_DETECTED,
   PG_FOREIGN_KEY_VIOLATION,
   PG_INSUFFICIENT_PRIVILEGE,
+  PG_SERIALIZATION_FAILURE,
   PG_UNIQUE_VIOLATION,
   pgErrorCode,
 } from '@engram/db';
 import { AppError, ERROR_STATUS, type FieldProblem } from '@engram/services';
 import { zodProblems } from './zod-problems';
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
 
 /** Problems listed in one answer: enough to fix a request, not a wall of text for a hostile one. */
 const MAX_PROBLEMS = 20;
@@ -63,7 +52,8 @@ function failingHealthChecks(response: unknown): string | undefined {
 /**
  * One answer shape for every failure: `{statusCode, error, message, requestId, errors?}`.
  * Validation problems name the field; database constraint failures that slip past validation
- * become 4xx, an unreachable database 503; anything else is a 500 whose stack is logged.
+ * become 4xx; an unreachable database, or a deadlock or serialization failure that outlived
+ * TenantDb's retries, 503 with `Retry-After`; anything else is a 500. Stacks are logged for 5xx.
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -107,6 +97,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
         return this.body(400, 'a value breaks a storage rule');
       case PG_INSUFFICIENT_PRIVILEGE:
         return this.body(404, 'not found');
+      // Transient: TenantDb has already rolled the unit back and run it again (three attempts),
+      // and the same request will most likely pass once the concurrent work it met is done.
+      case PG_DEADLOCK_DETECTED:
+      case PG_SERIALIZATION_FAILURE:
+        return this.body(503, 'the database kept meeting concurrent work on the same data (deadlock or serialization failure); retry shortly');
     }
     if (isUnavailable(exception)) return this.body(503, 'the database is unavailable; retry shortly');
     return this.body(500, 'internal error');
@@ -127,7 +122,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   }
 
   private body(statusCode: number, message: string, errors?: FieldProblem[]): ErrorBody {
-    const body: ErrorBody = { statusCode, error: STATUS_TEXT[statusCode] ?? 'Error', message };
+    const body: ErrorBody = { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message };
     if (errors && errors.length > 0) body.errors = errors;
     return body;
   }

@@ -1,11 +1,14 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
+import { validate } from 'uuid';
 import { AppError } from '@engram/services';
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** True for a textual UUID of any version. */
+/**
+ * True for an RFC 9562 UUID in text (versions 1-8 with the RFC variant, or the nil and max
+ * UUIDs), in either case: what zod's `z.uuid()` accepts in bodies, and every id this service
+ * issues (v7 from `newId`, v4 from PostgreSQL).
+ */
 export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID_PATTERN.test(value);
+  return typeof value === 'string' && validate(value);
 }
 
 export { newId } from '@engram/db';

@@ -1,11 +1,10 @@
 /** Deepest nesting accepted in a request body (objects and arrays). */
 export const MAX_DEPTH = 32;
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 function textProblem(text: string): string | undefined {
   if (text.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
-  if (LONE_SURROGATE.test(text)) return 'must be valid Unicode (it contains a lone surrogate)';
+  // A lone surrogate has no UTF-8 form: it would reach PostgreSQL as U+FFFD, the text changed.
+  if (!text.isWellFormed()) return 'must be valid Unicode (it contains a lone surrogate)';
   return undefined;
 }
 

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
+import { parse as parseContentType } from 'content-type';
 import { json, text, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { AppError } from '@engram/services';
@@ -72,8 +73,10 @@ export class JsonBodyMiddleware implements NestMiddleware {
   }
 
   private async read(parse: RequestHandler, req: Request, res: Response, type: string): Promise<void> {
-    const charset = /;\s*charset=("?)([^";]+)\1/i.exec(type)?.[2];
-    if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+    // Read as body-parser reads it (same library: quoted values, first one wins). body-parser would
+    // decode utf-16 or latin1 too, but `verify` checks the raw bytes as UTF-8: say so with a 415.
+    const charset = parseContentType(type).parameters.charset?.toLowerCase();
+    if (charset && charset !== 'utf-8' && charset !== 'utf8') {
       throw unsupportedMedia('Content-Type', 'charset must be utf-8');
     }
     await new Promise<void>((resolve, reject) => {
