@@ -5,13 +5,14 @@ import { loadConfig } from '@engram/config';
 import { JobName, QUEUE_NAMES, QueueName } from '@engram/queues';
 import { createWorker } from '../apps/worker/src/create-worker';
 import { TEST_REDIS_URL, NO_SCHEDULES } from './support/env';
-import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+import { ageMemories, fixtureWriter, seedMemories, type MemorySeed } from './support/memory-fixtures';
+import { createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { createTestDatabase, ownerQuery } from './support/test-db';
 import { QueueDriver } from './support/queue-driver';
 
 const DAY = 86_400_000;
 
-// The background queues on the real Redis and Postgres (DESIGN §7): schedulers registered at
+// The background queues on the real Redis and Postgres (docs/design.md §7): schedulers registered at
 // worker start, a fan-out per tenant with deterministic ids, sweeps that reach the states the
 // lifecycle formulas say, and that change nothing when run again.
 describe('background work (BullMQ worker)', () => {
@@ -35,17 +36,17 @@ describe('background work (BullMQ worker)', () => {
     t = await startTestApp();
     f = await createTenant(t, 'background');
     const now = Date.now();
-    const write = async (name: string, body: object) => {
-      ids[name] = (await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: name, ...body }).expect(201)).body.id;
-    };
-    // Imports with a past event time live as if that time had passed (lifecycle on event time).
-    await write('faded', { content: 'A minor detail from long ago', importance: 0.1, occurred_at: new Date(now - 400 * DAY).toISOString() });
-    await write('pinned', { content: 'Allergic to penicillin', importance: 0.1, priority: 'critical', occurred_at: new Date(now - 400 * DAY).toISOString() });
-    await write('fresh', { content: 'Started a new job today', importance: 0.9 });
-    await write('dimming', { content: 'Had pasta for lunch', importance: 0.5 });
-    await write('settled', { content: 'Moved to Lisbon last month', importance: 0.85, occurred_at: new Date(now - 40 * DAY).toISOString() });
-    // Stored as long ago as they happened: tiers and eviction count from when a memory was stored.
-    await owner(`update memories set created_at = occurred_at`);
+    // Stored as long ago as they happened: tiers and eviction count from when a memory was stored,
+    // the lifecycle from its event time.
+    const seeds: MemorySeed[] = [
+      { key: 'faded', content: 'A minor detail from long ago', importance: 0.1, storedAt: new Date(now - 400 * DAY) },
+      { key: 'pinned', content: 'Allergic to penicillin', importance: 0.1, priority: 'critical', storedAt: new Date(now - 400 * DAY) },
+      { key: 'fresh', content: 'Started a new job today', importance: 0.9 },
+      { key: 'dimming', content: 'Had pasta for lunch', importance: 0.5 },
+      { key: 'settled', content: 'Moved to Lisbon last month', importance: 0.85, storedAt: new Date(now - 40 * DAY) },
+    ];
+    const seeded = await seedMemories(fixtureWriter(t.app), f, seeds);
+    seeds.forEach((s, i) => (ids[s.key] = seeded[i] as string));
     worker = await createWorker(
       loadConfig({
         DATABASE_URL: t.db.appUrl,
@@ -116,8 +117,7 @@ describe('background work (BullMQ worker)', () => {
     expect(tiers).toEqual({ dimming: 'hot', faded: 'archive', pinned: 'archive', fresh: 'hot', settled: 'archive' });
 
     // Thirty days pass for "dimming" (hot: it was tiered when new).
-    await owner(`update memories set occurred_at = occurred_at - interval '30 days', created_at = created_at - interval '30 days',
-                 retention_at = retention_at - interval '30 days', last_reviewed = last_reviewed - interval '30 days' where key = 'dimming'`);
+    await ageMemories(fixtureWriter(t.app), f.tenantId, [ids['dimming'] as string], 30);
     const [forgot] = await fanOut(QueueName.Forgetting, 'forgetting-1');
     // "faded" (archived) is forgotten and evicted; "dimming" (hot) only forgotten.
     expect(forgot).toMatchObject({ soft_forgotten: 2, evicted: 1 });

@@ -1,12 +1,15 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Job, Queue } from 'bullmq';
-import { Client } from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import { Client, Pool } from 'pg';
+import type { DB } from '@engram/db';
 import { JOB_OPTIONS, JobName, QUEUE_NAMES, QueueName, tenantJobId, type TenantPayload } from '@engram/queues';
 import { buildApps, spawnService, waitFor, type ChildService } from './support/child-service';
 import { NO_SCHEDULES, TEST_REDIS_URL } from './support/env';
+import { fixtureWriter, seedMemories, type MemorySeed } from './support/memory-fixtures';
 import { createTestDatabase, type TestDatabase } from './support/test-db';
 
-// Crash safety of the worker (DESIGN §7): a worker killed in the middle of a forgetting sweep
+// Crash safety of the worker (docs/design.md §7): a worker killed in the middle of a forgetting sweep
 // leaves a partial state that the next run completes to exactly the state of an uninterrupted
 // sweep (nothing lost, nothing applied twice), and SIGTERM lets the running job finish first.
 // The worker runs as a real child process (apps/worker/src/main.ts built with swc), so SIGKILL
@@ -19,6 +22,7 @@ const MIND = '0190a000-0000-7000-8000-00000000beef';
 const AT = '2026-01-01T00:00:00.000Z';
 /** Short, so that a killed worker's job is stalled and back in the queue within seconds. */
 const LOCK_MS = 2000;
+const DAY = 86_400_000;
 
 /**
  * Rows by the key's prefix: 6 in 10 evict (archived, retention far below 0.1: forgotten, then
@@ -45,30 +49,37 @@ async function query<T>(url: string, text: string, params: unknown[] = []): Prom
   }
 }
 
-/** One tenant, one mind and {@link ROWS} memories in one set-based insert (as the owner: no RLS in the way). */
+/** PostgreSQL's `md5(text)::uuid`: deterministic ids, the same in every database the test seeds. */
+const md5Uuid = (text: string) => createHash('md5').update(text).digest('hex').replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+
+/** One tenant, one mind and {@link ROWS} memories, written through the writer (test/support/memory-fixtures). */
 async function seed(db: TestDatabase): Promise<void> {
-  const classes = `(array['${CLASSES.join("','")}'])[i % 10 + 1]`;
   await query(db.ownerUrl, `insert into tenants (id, name) values ($1, 'crash safety')`, [TENANT]);
   await query(db.ownerUrl, `insert into minds (tenant_id, id, name) values ($1, $2, 'crash mind')`, [TENANT, MIND]);
-  await query(
-    db.ownerUrl,
-    `insert into memories (tenant_id, id, mind_id, category, key, content, source, confidence, content_hash, priority, tier,
-                           layer, importance_score, initial_retention, current_retention, retention_at, strength_days,
-                           occurred_at, created_at, updated_at)
-     select $1, md5('crash-safety-' || i)::uuid, $2, 'note', c || '_' || i, 'memory number ' || i, 'agent', 0.7, md5(i::text),
-            case c when 'pinned' then 'critical' else 'normal' end,
-            case c when 'fade' then 'hot' else 'archive' end,
-            'working', 0.5, 0.5,
-            case when c in ('kept', 'recent') then 0.9 else 0.5 end,
-            $3::timestamptz - case c when 'kept' then interval '2 days' when 'recent' then interval '30 minutes' else interval '10 days' end,
-            case when c in ('kept', 'recent') then 90 else 1 end,
-            $3::timestamptz - interval '40 days', $3::timestamptz - interval '40 days', $3::timestamptz - interval '40 days'
-     from (select i, ${classes} as c from generate_series(0, ${ROWS - 1}) as i) s`,
-    [TENANT, MIND, AT],
-  );
+  const at = Date.parse(AT);
+  const stored = new Date(at - 40 * DAY);
+  const kysely = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: db.appUrl, max: 1 }) }) });
+  try {
+    const seeds: MemorySeed[] = Array.from({ length: ROWS }, (_, i) => {
+      const c = CLASSES[i % 10] as (typeof CLASSES)[number];
+      const kept = c === 'kept' || c === 'recent';
+      const anchor = at - (c === 'kept' ? 2 * DAY : c === 'recent' ? 30 * 60_000 : 10 * DAY);
+      return {
+        id: md5Uuid(`crash-safety-${i}`),
+        key: `${c}_${i}`,
+        content: `memory number ${i}`,
+        priority: c === 'pinned' ? 'critical' : 'normal',
+        importance: 0.5,
+        storedAt: stored,
+        state: { tier: c === 'fade' ? 'hot' : 'archive', layer: 'working', current_retention: kept ? 0.9 : 0.5, retention_at: new Date(anchor), strength_days: kept ? 90 : 1 },
+      };
+    });
+    await seedMemories(fixtureWriter(kysely), { tenantId: TENANT, mindId: MIND }, seeds);
+  } finally {
+    await kysely.destroy();
+  }
   await query(db.ownerUrl, 'analyze memories');
 }
-
 
 /** Every lifecycle value the sweep writes, row by row, as one digest (plus the counts). */
 async function digest(db: TestDatabase) {

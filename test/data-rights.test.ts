@@ -1,4 +1,5 @@
 import { compressContent } from '@engram/db';
+import { fixtureWriter, setMemoryState } from './support/memory-fixtures';
 import { asAgent, asUser, createTenant, type TenantFixture, type TestApp, startTestApp } from './support/test-app';
 import { ownerQuery } from './support/test-db';
 
@@ -104,11 +105,7 @@ describe('data rights', () => {
     const name = await t.http().post('/v1/memory').set(asAgent(a)).send({ category: 'identity', key: 'user_name', content: 'Michael' }).expect(201);
     await t.http().post(`/v1/memory/${name.body.id}/verify`).set(asUser(a)).expect(200);
     const story = await t.http().post('/v1/memory').set(asAgent(a)).send({ category: 'note', key: 'story', content: LONG, payload: { b: 1, a: [1, 2] } }).expect(201);
-    await owner(`update memories set content = $2, content_z = $3, compacted = true, tier = 'cold' where id = $1`, [
-      story.body.id,
-      'The first sentence of a long story.',
-      compressContent(LONG),
-    ]);
+    await setMemoryState(fixtureWriter(t.app), a, story.body.id, { content: 'The first sentence of a long story.', content_z: compressContent(LONG), compacted: true, tier: 'cold' });
     await t.http().post('/v1/conversations/c1/messages').set(asAgent(a)).send({ messages: [{ content: 'I moved to Berlin last week and love it' }] }).expect((r) => expect(r.status).toBeLessThan(300));
     const second = await t.http().post('/v1/minds').set(bearer(a)).send({ name: 'second' }).expect(201);
     aSecondMind = second.body.id;

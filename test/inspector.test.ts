@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { useBrowser } from './support/browser';
 import { chartJsFile } from '../apps/api/src/inspector/inspector';
 import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+import { fixtureWriter, setMemoryState } from './support/memory-fixtures';
 import { ownerQuery } from './support/test-db';
 
 /** Debian's chromium (`apt-get install chromium`); scripts/test-services.sh checks it is there. */
@@ -51,13 +52,14 @@ describe('memory inspector (/inspector)', () => {
       await t.http().post('/v1/memory').set(asUser(other)).send({ category: 'note', key, content: 'foreign', importance: 0.9 }).expect(201);
     }
     // One reviewed memory (a review done 1 h ago, two due), moved to the warm tier by hand.
-    await owner(
-      `update memories set tier = 'warm', review_count = 1, last_reviewed = now() - interval '1 hour',
-         review_schedule = array[now() - interval '2 hours', now() + interval '20 hours', now() + interval '3 days']::timestamptz[],
-         next_review = now() + interval '20 hours'
-       where id = $1`,
-      [seeded.deadline!.id],
-    );
+    const hours = (h: number) => new Date(Date.now() + h * 3_600_000);
+    await setMemoryState(fixtureWriter(t.app), f, seeded.deadline!.id, {
+      tier: 'warm',
+      review_count: 1,
+      last_reviewed: hours(-1),
+      review_schedule: [hours(-2), hours(20), hours(72)],
+      next_review: hours(20),
+    });
     seeded.deadline!.tier = 'warm';
   });
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Pool } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { MemoriesRepository, TenantDb, evictableSql, movesToNeocortexSql, retentionNowSql, tierSql, type DB } from '@engram/db';
+import { MemoriesRepository, TenantDb, evictableSql, expiredSql, movesToNeocortexSql, notExpiredSql, retentionNowSql, softForgettableSql, tierSql, type DB } from '@engram/db';
 import {
   MEMORY_LAYERS,
   MEMORY_PRIORITIES,
@@ -10,6 +10,8 @@ import {
   applyAccess,
   currentRetention,
   forgettingVerdict,
+  isExpired,
+  softForgets,
   systemsConsolidation,
   tierOf,
   layerStrengthDays,
@@ -18,6 +20,7 @@ import {
   type LifecycleConfig,
   type RetentionState,
 } from '@engram/memory';
+import { fixtureWriter, seedMemories, type FixtureWriter } from './support/memory-fixtures';
 import { createTestDatabase, type TestDatabase } from './support/test-db';
 
 // One definition of the forgetting maths: the SQL that sweeps and accesses run must agree with
@@ -26,6 +29,7 @@ describe('lifecycle SQL agrees with libs/memory', () => {
   let testDb: TestDatabase;
   let db: Kysely<DB>;
   let tenants: TenantDb;
+  let fixtures: FixtureWriter;
   const tenant = uuidv7();
   const mind = uuidv7();
   const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -39,6 +43,7 @@ describe('lifecycle SQL agrees with libs/memory', () => {
     testDb = await createTestDatabase();
     db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: testDb.appUrl, max: 2 }) }) });
     tenants = new TenantDb(db);
+    fixtures = fixtureWriter(db);
     await tenants.run(tenant, async ({ trx }) => {
       await trx.insertInto('tenants').values({ id: tenant, name: 't' }).execute();
       await trx.insertInto('minds').values({ tenant_id: tenant, id: mind, name: 'm', description: null }).execute();
@@ -66,59 +71,31 @@ describe('lifecycle SQL agrees with libs/memory', () => {
     const rows = fc.sample(arbRow, { numRuns: 300, seed: 42 + which });
     const now = new Date(T0 + 2600 * 3_600_000);
     const states = new Map<string, RetentionState>();
-    await tenants.run(tenant, async ({ trx }) => {
-      await trx.deleteFrom('memories').execute();
-      for (const [i, r] of rows.entries()) {
-        const born = new Date(T0 + r.bornHours * 3_600_000);
-        const schedule = reviewSchedule(born, r.importance, config);
-        const state: RetentionState = {
-          importance_score: r.importance,
-          layer: r.layer,
-          priority: r.priority,
-          current_retention: r.retention,
-          retention_at: new Date(born.getTime() + r.anchorAfterBornHours * 3_600_000),
-          strength_days: layerStrengthDays(r.layer, config),
-          access_count: r.access,
-          last_accessed: null,
-          last_reviewed: born,
-          review_schedule: schedule,
-          next_review: schedule[r.reviews] ?? null,
-          review_count: r.reviews,
-          forgotten_at: r.forgotten ? born : null,
-          born_at: born,
-        };
-        const id = uuidv7();
-        states.set(id, state);
-        await trx
-          .insertInto('memories')
-          .values({
-            tenant_id: tenant,
-            id,
-            mind_id: mind,
-            category: 'note',
-            key: `k${i}`,
-            content: 'x',
-            source: 'agent',
-            confidence: 0.7,
-            content_hash: 'x',
-            priority: r.priority,
-            importance_score: state.importance_score,
-            layer: state.layer,
-            current_retention: state.current_retention,
-            retention_at: state.retention_at,
-            strength_days: state.strength_days,
-            access_count: state.access_count,
-            last_reviewed: state.last_reviewed,
-            review_schedule: state.review_schedule,
-            next_review: state.next_review,
-            review_count: state.review_count,
-            forgotten_at: state.forgotten_at,
-            occurred_at: born,
-            created_at: born,
-          })
-          .execute();
-      }
+    await tenants.run(tenant, (tx) => new MemoriesRepository().deleteForMind(tx, mind));
+    const seeds = rows.map((r, i) => {
+      const born = new Date(T0 + r.bornHours * 3_600_000);
+      const schedule = reviewSchedule(born, r.importance, config);
+      const state: RetentionState = {
+        importance_score: r.importance,
+        layer: r.layer,
+        priority: r.priority,
+        current_retention: r.retention,
+        retention_at: new Date(born.getTime() + r.anchorAfterBornHours * 3_600_000),
+        strength_days: layerStrengthDays(r.layer, config),
+        access_count: r.access,
+        last_accessed: null,
+        last_reviewed: born,
+        review_schedule: schedule,
+        next_review: schedule[r.reviews] ?? null,
+        review_count: r.reviews,
+        forgotten_at: r.forgotten ? born : null,
+        born_at: born,
+      };
+      const { born_at: _born, ...columns } = state;
+      return { state, seed: { key: `k${i}`, importance: r.importance, priority: r.priority, occurredAt: born, storedAt: born, state: columns } };
     });
+    const ids = await seedMemories(fixtures, { tenantId: tenant, mindId: mind }, seeds.map((x) => x.seed), { config });
+    ids.forEach((id, i) => states.set(id, (seeds[i] as (typeof seeds)[number]).state));
 
     const sqlNow = await tenants.run(tenant, ({ trx }) =>
       trx.selectFrom('memories').select(['id', retentionNowSql(config, now).as('r')]).execute(),
@@ -177,41 +154,39 @@ describe('lifecycle SQL agrees with libs/memory', () => {
     });
     const rows = fc.sample(arb, { numRuns: 300, seed: 7 });
     const byId = new Map<string, (typeof rows)[number] & { born: Date; created: Date; state: RetentionState }>();
-    await tenants.run(tenant, async ({ trx }) => {
-      await trx.deleteFrom('memories').execute();
-      for (const [i, r] of rows.entries()) {
-        const born = new Date(now.getTime() - r.ageDays * 86_400_000);
-        const id = uuidv7();
-        const state: RetentionState = {
-          importance_score: 0.5,
-          layer: 'short_term',
-          priority: r.priority,
-          current_retention: r.retention,
-          retention_at: new Date(now.getTime() - r.anchorDaysAgo * 86_400_000),
-          strength_days: layerStrengthDays('short_term', config),
-          access_count: r.access,
-          last_accessed: null,
-          last_reviewed: born,
-          review_schedule: [],
-          next_review: null,
-          review_count: 0,
-          forgotten_at: null,
-          born_at: born,
-        };
-        const created = new Date(Math.min(now.getTime(), born.getTime() + r.createdLaterDays * 86_400_000));
-        byId.set(id, { ...r, born, created, state });
-        await trx
-          .insertInto('memories')
-          .values({
-            tenant_id: tenant, id, mind_id: mind, category: 'note', key: `t${i}`, content: 'x', source: 'agent', confidence: 0.7, content_hash: 'x',
-            priority: r.priority, importance_score: 0.5, layer: 'short_term', current_retention: r.retention, retention_at: state.retention_at,
-            strength_days: state.strength_days, access_count: r.access, tier: r.tier, storage_location: r.neocortex ? 'neocortex' : 'hippocampus',
-            // occurred_at is the event; created_at the write, up to 3 days later (an import).
-            occurred_at: born, created_at: created,
-          })
-          .execute();
-      }
+    await tenants.run(tenant, (tx) => new MemoriesRepository().deleteForMind(tx, mind));
+    const seeds = rows.map((r, i) => {
+      const born = new Date(now.getTime() - r.ageDays * 86_400_000);
+      const state: RetentionState = {
+        importance_score: 0.5,
+        layer: 'short_term',
+        priority: r.priority,
+        current_retention: r.retention,
+        retention_at: new Date(now.getTime() - r.anchorDaysAgo * 86_400_000),
+        strength_days: layerStrengthDays('short_term', config),
+        access_count: r.access,
+        last_accessed: null,
+        last_reviewed: born,
+        review_schedule: [],
+        next_review: null,
+        review_count: 0,
+        forgotten_at: null,
+        born_at: born,
+      };
+      // occurred_at is the event; created_at the write, up to 3 days later (an import).
+      const created = new Date(Math.min(now.getTime(), born.getTime() + r.createdLaterDays * 86_400_000));
+      const seed = {
+        key: `t${i}`,
+        importance: 0.5,
+        priority: r.priority,
+        occurredAt: born,
+        storedAt: created,
+        state: { layer: 'short_term' as const, current_retention: r.retention, retention_at: state.retention_at, strength_days: state.strength_days, access_count: r.access, tier: r.tier, storage_location: r.neocortex ? ('neocortex' as const) : ('hippocampus' as const), created_at: created },
+      };
+      return { row: { ...r, born, created, state }, seed };
     });
+    const ids = await seedMemories(fixtures, { tenantId: tenant, mindId: mind }, seeds.map((x) => x.seed), { config });
+    ids.forEach((id, i) => byId.set(id, (seeds[i] as (typeof seeds)[number]).row));
     const got = await tenants.run(tenant, ({ trx }) =>
       trx
         .selectFrom('memories')
@@ -234,5 +209,53 @@ describe('lifecycle SQL agrees with libs/memory', () => {
     expect([...counts.tiers].sort()).toEqual(['archive', 'cold', 'hot', 'warm']);
     expect(counts.evict).toBeGreaterThan(5);
     expect(counts.moves).toBeGreaterThan(5);
+  });
+
+  it('soft-forgetting and expiry agree with softForgets and isExpired', async () => {
+    const config = configs[1] as LifecycleConfig;
+    const now = new Date(T0 + 100 * 86_400_000);
+    const arb = fc.record({
+      priority: fc.constantFrom(...MEMORY_PRIORITIES),
+      // Untracked (no lifecycle fields), and retentions either side of the soft threshold.
+      retention: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: null }),
+      anchorDaysAgo: fc.double({ min: 0, max: 60, noNaN: true }),
+      forgotten: fc.boolean(),
+      expiresInHours: fc.option(fc.oneof(fc.double({ min: -500, max: 500, noNaN: true }), fc.constant(0)), { nil: null }),
+    });
+    const rows = fc.sample(arb, { numRuns: 300, seed: 11 });
+    await tenants.run(tenant, (tx) => new MemoriesRepository().deleteForMind(tx, mind));
+    const expected = new Map<string, { soft: boolean; expired: boolean }>();
+    const seeds = rows.map((r, i) => {
+      const anchor = new Date(now.getTime() - r.anchorDaysAgo * 86_400_000);
+      const expiresAt = r.expiresInHours === null ? null : new Date(now.getTime() + r.expiresInHours * 3_600_000);
+      const strength = layerStrengthDays('short_term', config);
+      const retention = r.retention === null ? null : currentRetention({ current_retention: r.retention, retention_at: anchor, strength_days: strength, access_count: 0 }, now, config);
+      return {
+        want: { soft: softForgets({ retention, priority: r.priority, forgotten_at: r.forgotten ? anchor : null }, config), expired: isExpired(expiresAt, now) },
+        seed: {
+          key: `s${i}`,
+          priority: r.priority,
+          storedAt: new Date(now.getTime() - 90 * 86_400_000),
+          state: { layer: 'short_term' as const, current_retention: r.retention, retention_at: r.retention === null ? null : anchor, strength_days: r.retention === null ? null : strength, access_count: 0, forgotten_at: r.forgotten ? anchor : null, expires_at: expiresAt },
+        },
+      };
+    });
+    const ids = await seedMemories(fixtures, { tenantId: tenant, mindId: mind }, seeds.map((x) => x.seed), { config });
+    ids.forEach((id, i) => expected.set(id, (seeds[i] as (typeof seeds)[number]).want));
+    const got = await tenants.run(tenant, ({ trx }) =>
+      trx.selectFrom('memories').select(['id', softForgettableSql(config, now).as('soft'), expiredSql(now).as('expired'), notExpiredSql(now).as('active')]).execute(),
+    );
+    const counts = { soft: 0, expired: 0 };
+    for (const row of got) {
+      const want = expected.get(row.id)!;
+      expect([row.id, row.soft, row.expired, row.active]).toEqual([row.id, want.soft, want.expired, !want.expired]);
+      counts.soft += want.soft ? 1 : 0;
+      counts.expired += want.expired ? 1 : 0;
+    }
+    // Sanity: both verdicts, both ways.
+    expect(counts.soft).toBeGreaterThan(20);
+    expect(counts.soft).toBeLessThan(280);
+    expect(counts.expired).toBeGreaterThan(20);
+    expect(counts.expired).toBeLessThan(280);
   });
 });

@@ -4,6 +4,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { loadConfig } from '@engram/config';
 import { InProcessScheduler } from '@engram/jobs';
 import { JobName, QUEUE_JOBS, QUEUE_NAMES, QueueName } from '@engram/queues';
+import { fixtureWriter, seedMemories, setMemoryState } from './support/memory-fixtures';
 import { createWorker } from '../apps/worker/src/create-worker';
 import { WorkerMetricsServer } from '../apps/worker/src/metrics-server';
 import { TEST_REDIS_URL, NO_SCHEDULES } from './support/env';
@@ -224,12 +225,11 @@ describe('Prometheus /metrics', () => {
 
     it('times the jobs of a sweep and counts what it forgot and evicted, and the memories it left', async () => {
       // Old and unimportant, like "faded" (which the API already forgot), but not yet forgotten.
-      await t.http().post('/v1/memory').set(asAgent(b)).send({
-        category: 'note', key: 'faded_too', content: 'Once owned a blue bicycle', importance: 0.1,
-        occurred_at: new Date(Date.now() - 400 * DAY).toISOString(),
-      }).expect(201);
+      const long = new Date(Date.now() - 400 * DAY);
+      const fixtures = fixtureWriter(t.app);
+      await seedMemories(fixtures, b, [{ key: 'faded_too', content: 'Once owned a blue bicycle', importance: 0.1, storedAt: long }]);
       // Both stored as long ago as they happened (eviction waits 30 days of storage).
-      await owner(`update memories set created_at = occurred_at where key in ('faded', 'faded_too')`);
+      await setMemoryState(fixtures, a, ids['faded'] as string, { created_at: long });
       // Tiering archives what nobody reads (both faded memories); forgetting then forgets the one
       // not yet forgotten and evicts both.
       const tiered = await fanOut(QueueName.Tiering, 'tiering-1');

@@ -1,11 +1,12 @@
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import { Pool } from 'pg';
 import { systemClock } from '@engram/config';
-import { MemoriesRepository, MemorySweepsRepository, RetrievalRepository, TenantDb, TenantsRepository, type DB, type MatchMode, type MemoryFilter, type TenantTx, type VectorScan } from '@engram/db';
+import { MemoriesRepository, MemorySweepsRepository, RetrievalRepository, TenantDb, TenantsRepository, vectorLiteral, type DB, type MatchMode, type MemoryFilter, type TenantTx, type VectorScan } from '@engram/db';
 import type { RequestEmbedder } from '@engram/embeddings';
 import { ForgettingJob, TieringJob } from '@engram/jobs';
 import { DEFAULT_LIFECYCLE, type LifecycleConfig } from '@engram/memory';
 import { HybridSearch, LifecycleSettings } from '@engram/services';
+import { fixtureWriter, seedMemories, type MemorySeed } from './support/memory-fixtures';
 import { createTestDatabase, ownerQuery, type TestDatabase } from './support/test-db';
 
 // Plan checks (issue 7 §4): the statements search and the sweeps run, with the planner's
@@ -39,27 +40,34 @@ beforeAll(async () => {
   // Two tenants, so that a plan reading the whole table would show; four common words and a rare
   // one (zeppelin, in 1 of 1000); vectors of 768 random numbers.
   await owner(`insert into minds (tenant_id, id, name) values ($1, $2, 'other')`, [OTHER, OTHER_MIND]);
+  const app = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: db.appUrl, max: 1 }) }) });
+  const fixtures = fixtureWriter(app);
+  const tenDaysAgo = new Date(Date.now() - 10 * 86_400_000);
   for (const [tenant, mind, rows] of [[TENANT, MIND, ROWS], [OTHER, OTHER_MIND, ROWS / 2]] as const) {
-    await owner(
-      `insert into memories (tenant_id, id, mind_id, category, key, content, source, confidence, content_hash, embedding, embedding_status,
-                             importance_score, initial_retention, current_retention, retention_at, strength_days, temporal_context, temporal_position,
-                             occurred_at, created_at, updated_at)
-       select $1, gen_random_uuid(), $2, 'note', 'k_' || i, 'memory ' || i || ' about ' || (array['tea','ships','maps','owls'])[i % 4 + 1] || case when i % 1000 = 7 then ' and a zeppelin' else '' end,
-              'agent', 0.7, md5(i::text), (select array_agg(random())::vector from generate_series(1, 768 + 0 * i)), 'ready',
-              0.5, 0.5, 0.5, now() - interval '10 days', 3, 's' || (i / 20), i % 20,
-              now() - interval '10 days', now() - interval '10 days', now() - interval '10 days'
-       from generate_series(1, ${rows}) as i`,
-      [tenant, mind],
-    );
+    const seeds: MemorySeed[] = Array.from({ length: rows }, (_, k) => {
+      const i = k + 1;
+      return {
+        key: `k_${i}`,
+        content: `memory ${i} about ${['tea', 'ships', 'maps', 'owls'][i % 4]}${i % 1000 === 7 ? ' and a zeppelin' : ''}`,
+        storedAt: tenDaysAgo,
+        state: {
+          embedding: vectorLiteral(Array.from({ length: 768 }, () => Math.random())),
+          embedding_status: 'ready',
+          strength_days: 3,
+          temporal_context: `s${Math.floor(i / 20)}`,
+          temporal_position: i % 20,
+        },
+      };
+    });
+    await seedMemories(fixtures, { tenantId: tenant, mindId: mind }, seeds);
   }
   // Many small minds beside the big one: the planner, taking tenant_id and mind_id as
   // independent, would expect a handful of rows in the big mind.
-  await owner(
-    `with m as (insert into minds (tenant_id, id, name) select $1, gen_random_uuid(), 'small ' || g from generate_series(1, 300) g returning id)
-     insert into memories (tenant_id, id, mind_id, category, key, content, source, confidence, content_hash)
-     select $1, gen_random_uuid(), m.id, 'note', 'small_' || g, 'a small memory', 'agent', 0.7, md5(g::text) from m, generate_series(1, 5) g`,
-    [OTHER],
-  );
+  const small = await owner<{ id: string }>(`insert into minds (tenant_id, id, name) select $1, gen_random_uuid(), 'small ' || g from generate_series(1, 300) g returning id`, [OTHER]);
+  for (const { id } of small) {
+    await seedMemories(fixtures, { tenantId: OTHER, mindId: id }, Array.from({ length: 5 }, (_, g) => ({ key: `small_${g + 1}`, content: 'a small memory' })));
+  }
+  await app.destroy();
   await owner(`drop index memories_embedding_idx`);
   await owner(`create index memories_embedding_idx on memories using ivfflat (embedding vector_cosine_ops) with (lists = 4)`);
   await owner('analyze memories');

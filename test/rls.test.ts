@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Pool } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { TenantDb, type DB } from '@engram/db';
+import { fixtureWriter, seedMemories } from './support/memory-fixtures';
 import { createTestDatabase, type TestDatabase } from './support/test-db';
 
 // Row-level security is the second wall between tenants (the first: every repository scopes by
@@ -39,11 +40,11 @@ describe('row-level security (as engram_app)', () => {
       await tenants.run(tenant, async ({ trx }) => {
         await trx.insertInto('tenants').values({ id: tenant, name: `t-${tenant}` }).execute();
         await trx.insertInto('minds').values({ tenant_id: tenant, id: mind, name: 'mind', description: null }).execute();
-        await trx
-          .insertInto('memories')
-          .values([memory(tenant, mind, 'one'), memory(tenant, mind, 'two')])
-          .execute();
       });
+      await seedMemories(fixtureWriter(db), { tenantId: tenant, mindId: mind }, [
+        { key: 'one', category: 'fact', content: 'content of one' },
+        { key: 'two', category: 'fact', content: 'content of two' },
+      ]);
     }
   });
 

@@ -1,4 +1,5 @@
 import { EmbeddingBackfillJob, ForgettingJob, TieringJob } from '@engram/jobs';
+import { fixtureWriter, seedMemories, setMemoryState } from './support/memory-fixtures';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { ownerQuery } from './support/test-db';
 import { TEST_REDIS_URL } from './support/env';
@@ -31,23 +32,17 @@ describe('tiering: storage by tier', () => {
   beforeAll(async () => {
     t = await startTestApp();
     f = await createTenant(t, 'tiering');
-    const write = async (key: string, content: string, daysAgo: number) => {
-      ids[key] = (
-        await t
-          .http()
-          .post('/v1/memory')
-          .set(asAgent(f))
-          .send({ category: 'note', key, content, importance: 0.5, occurred_at: new Date(now.getTime() - daysAgo * DAY).toISOString() })
-          .expect(201)
-      ).body.id;
-    };
-    await write('story', STORY, 400);
-    await write('habit', HABIT, 400);
-    await write('today', 'Bought a new kettle', 0);
     // Stored as long ago as they happened: tiers count uses per day since a memory was stored.
-    await owner(`update memories set created_at = occurred_at`);
-    // 100 uses in 400 days: 0.25 a day, cold (> 0.1, ≤ 1).
-    await owner(`update memories set access_count = 100 where key = 'habit'`);
+    const ago = (days: number) => new Date(now.getTime() - days * DAY);
+    const seeds = [
+      { key: 'story', content: STORY, storedAt: ago(400) },
+      { key: 'habit', content: HABIT, storedAt: ago(400), state: { access_count: 100 } }, // 100 uses in 400 days: 0.25 a day, cold (> 0.1, ≤ 1).
+      { key: 'today', content: 'Bought a new kettle', storedAt: now },
+    ];
+    const seeded = await seedMemories(fixtureWriter(t.app), f, seeds);
+    seeds.forEach((s, i) => (ids[s.key] = seeded[i] as string));
+    // Embedded as a write through the API would have been.
+    await t.app.get(EmbeddingBackfillJob).embedTenant(f.tenantId);
   });
 
   afterAll(async () => {
@@ -94,7 +89,7 @@ describe('tiering: storage by tier', () => {
   });
 
   it('expands a memory whose use makes it warm or hot again', async () => {
-    await owner(`update memories set access_count = 5000 where key = 'habit'`);
+    await setMemoryState(fixtureWriter(t.app), f, ids['habit'] as string, { access_count: 5000 });
     expect(await t.app.get(TieringJob).run(f.tenantId, now)).toMatchObject({ retiered: 1, expanded: 1 });
     expect(await row('habit')).toMatchObject({ tier: 'hot', compacted: false, content: HABIT, z_bytes: null, has_vector: true });
   });
@@ -136,9 +131,8 @@ describe('tiering: storage by tier', () => {
 describe('background work in-process (no REDIS_URL)', () => {
   const stale = async (t: TestApp) => {
     const f = await createTenant(t, 'timers');
-    await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'unused', content: 'An unused note' }).expect(201);
     // Stored 400 days ago and never used: the next tiering sweep archives it.
-    await ownerQuery(t.db)(`update memories set created_at = now() - interval '400 days', occurred_at = now() - interval '400 days'`);
+    await seedMemories(fixtureWriter(t.app), f, [{ key: 'unused', content: 'An unused note', storedAt: new Date(Date.now() - 400 * DAY) }]);
   };
   const tierAfter = async (t: TestApp, ms: number) => {
     await new Promise((r) => setTimeout(r, ms));
