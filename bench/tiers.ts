@@ -1,5 +1,5 @@
 /**
- * Tiering's effect (issue "background work" §3; DESIGN §5 tiers): bytes per tier and hybrid
+ * Tiering's effect (issue "background work" §3; docs/design.md §5 tiers): bytes per tier and hybrid
  * search latency for a mind of `--rows` memories, all stored in full (as if never tiered), then
  * after the tiering sweep has compacted cold and archived memories and taken archived ones out
  * of the vector index.

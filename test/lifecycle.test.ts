@@ -15,7 +15,7 @@ describe('memory lifecycle through the API (seed 001)', () => {
   });
   afterAll(() => t.close());
 
-  it('settings: defaults are DESIGN §5 (calibrated); overrides are validated as a whole; owners only', async () => {
+  it('settings: defaults are docs/design.md §5 (calibrated); overrides are validated as a whole; owners only', async () => {
     const initial = await t.http().get('/v1/tenant/settings/lifecycle').set(owner()).expect(200);
     expect(initial.body.overrides).toEqual({});
     expect(initial.body.effective.retention).toMatchObject({ preset: 'calibrated', base_strength_days: 1.5, coefficients: { working: 1, short_term: 7, long_term: 60 } });

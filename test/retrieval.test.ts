@@ -8,7 +8,7 @@ import { HashingEmbedder } from '@engram/embeddings';
 import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
 // Hybrid search, ?explain, filters and token-budgeted recall against the real Postgres + pgvector
-// (issue 3, DESIGN §6), with the default local embedder.
+// (issue 3, docs/design.md §6), with the default local embedder.
 describe('retrieval', () => {
   let t: TestApp;
   let f: TenantFixture;
@@ -119,7 +119,7 @@ describe('retrieval', () => {
   });
 
   it('filters by layer, memory type, tier, time range, verified and category', async () => {
-    // A tenant of its own: hits are accesses, and an access may promote a layer (DESIGN §5).
+    // A tenant of its own: hits are accesses, and an access may promote a layer (docs/design.md §5).
     const g = await createTenant(t, 'filters');
     const mine: Record<string, string> = {};
     const memories: [string, Record<string, string>, object][] = [

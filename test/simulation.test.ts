@@ -12,7 +12,7 @@ const VERBS = ['bought', 'painted', 'counted', 'sorted', 'weighed'];
 // 90 simulated days of one user: four messages a day of known importance go through the
 // conversation stream and are saved to long-term memory; some memories are read every other
 // day; the forgetting sweep runs at the end of each day. The database must then hold exactly
-// what the formulas of DESIGN §5 say.
+// what the formulas of docs/design.md §5 say.
 describe('90-day simulation on an injectable clock', () => {
   let t: TestApp;
   let f: TenantFixture;
@@ -140,7 +140,7 @@ describe('90-day simulation on an injectable clock', () => {
     expect(retentionAt({ retention: 0.2, at: pinned!.occurred_at }, 1.5, clock.now())).toBeLessThan(1e-10);
 
     // Forgotten memories are out of recall but still found by search; being found is an access,
-    // and an access to a memory older than 24 h promotes it, which restores it (DESIGN §5).
+    // and an access to a memory older than 24 h promotes it, which restores it (docs/design.md §5).
     const recall = await t.http().get('/v1/memory/recall').query({ limit: 1000 }).set(asAgent(f)).expect(200);
     expect(recall.text).not.toContain(' low note ');
     expect(recall.text).toContain('Day 89 high note');

@@ -5,7 +5,7 @@ import { ownerQuery } from './support/test-db';
 
 const DAY = 86_400_000;
 
-// Systems consolidation (seed 000; DESIGN §7): episodes older than 30 days move to the neocortex
+// Systems consolidation (seed 000; docs/design.md §7): episodes older than 30 days move to the neocortex
 // and clusters of related ones are generalised into one semantic memory, linked both ways.
 describe('systems consolidation: episodes generalised into semantic memories', () => {
   let t: TestApp;

@@ -10,7 +10,7 @@ const FIRST = 'The lighthouse keeper on Ushant taught Caroline to read the weath
 const STORY = `${FIRST} ${'She kept a logbook of every storm that season, with pressure readings and wind directions. '.repeat(5)}Years later she flew in a zeppelin over the same coast.`;
 const HABIT = `Melanie runs along the river every morning before work, rain or shine, for about five kilometres. ${'It clears her head and she plans the day while running. '.repeat(5)}`;
 
-// Tiering with a real effect (DESIGN §5 tiers): cold and archived memories are compacted (a gist in
+// Tiering with a real effect (docs/design.md §5 tiers): cold and archived memories are compacted (a gist in
 // the index, the full text compressed), archived ones leave the vector index, and every reader
 // still gets the full text; an archived memory that is used comes back in full.
 describe('tiering: storage by tier', () => {

@@ -2,7 +2,7 @@ import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 
 /**
- * The compressed form of a cold or archived memory's full text (DESIGN §5 tiers): brotli, tuned
+ * The compressed form of a cold or archived memory's full text (docs/design.md §5 tiers): brotli, tuned
  * for text. A memory's text is at most 32 KiB, so a 64 KiB window loses nothing, and it makes
  * each call ~0.1 ms instead of ~5 ms with the default 4 MiB window (measured on 400-byte texts).
  */

@@ -1,6 +1,6 @@
 /**
  * The vocabulary and limits of a memory record (seed 002 "필드", "카테고리", "우선순위 수준";
- * DESIGN §3). The API validates against these and the SQL CHECK constraints repeat them.
+ * docs/design.md §3). The API validates against these and the SQL CHECK constraints repeat them.
  */
 
 export const MEMORY_CATEGORIES = [

@@ -1,7 +1,7 @@
 import type { AppConfig } from '@engram/config';
 import type { JobsOptions } from 'bullmq';
 
-/** The queues of background work (DESIGN §7), one processor each in the worker. */
+/** The queues of background work (docs/design.md §7), one processor each in the worker. */
 export enum QueueName {
   /** The STM sleep cycle: consolidation of short-term into long-term memory. */
   Consolidation = 'consolidation',
@@ -9,7 +9,7 @@ export enum QueueName {
   SystemsConsolidation = 'systems-consolidation',
   /** hot / warm / cold / archive by access frequency (seed 000 auto_tiering). */
   Tiering = 'tiering',
-  /** Retention snapshots, soft-forgetting and eviction (DESIGN §5). */
+  /** Retention snapshots, soft-forgetting and eviction (docs/design.md §5). */
   Forgetting = 'forgetting',
   /** Embedding of pending memories and re-embedding after a change of model. */
   Embedding = 'embedding',

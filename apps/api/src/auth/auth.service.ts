@@ -35,7 +35,7 @@ export function tenantView(tenant: Tenant) {
   return { id: tenant.id, name: tenant.name, created_at: tenant.created_at.toISOString() };
 }
 
-/** Registration, login and token issue for people (DESIGN §2). Passwords are argon2id hashes. */
+/** Registration, login and token issue for people (docs/design.md §2). Passwords are argon2id hashes. */
 @Injectable()
 export class AuthService {
   constructor(

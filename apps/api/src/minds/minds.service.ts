@@ -36,7 +36,7 @@ function keyView(key: MindKeyListing) {
   };
 }
 
-/** Minds (agent identities) of a tenant and their Mind Keys (DESIGN §2). */
+/** Minds (agent identities) of a tenant and their Mind Keys (docs/design.md §2). */
 @Injectable()
 export class MindsService {
   constructor(

@@ -22,7 +22,7 @@ function mergeOverrides(base: Record<string, unknown>, patch: Record<string, unk
 
 /**
  * The tenant's lifecycle parameters (docs/design.md §4-§5): every threshold, weight and preset, with the
- * DESIGN defaults unless overridden. Owners and admins only.
+ * defaults of docs/design.md unless overridden. Owners and admins only.
  */
 @ApiTags('tenant')
 @ApiBearerAuth()

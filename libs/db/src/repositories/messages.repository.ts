@@ -16,7 +16,7 @@ export interface NewMessage {
 
 @Injectable()
 export class MessagesRepository {
-  /** Stores messages exactly as received (the sensory register's log, DESIGN §3). */
+  /** Stores messages exactly as received (the sensory register's log, docs/design.md §3). */
   @GenerateSql({ params: [SAMPLE.uuid, [{ id: SAMPLE.uuid2, conversation_id: 'c1', role: 'user', speaker: null, content: 'c', metadata: {}, occurred_at: SAMPLE.date, received_at: SAMPLE.date }]] })
   async insert(tx: TenantTx, mindId: string, messages: readonly NewMessage[]): Promise<void> {
     if (messages.length === 0) return;

@@ -27,7 +27,7 @@ export interface RetentionState {
   born_at: Date;
 }
 
-/** Retention now, from the anchor, with access-reinforced strength (DESIGN §5). */
+/** Retention now, from the anchor, with access-reinforced strength (docs/design.md §5). */
 export function currentRetention(state: Pick<RetentionState, 'current_retention' | 'retention_at' | 'strength_days' | 'access_count'>, now: Date, config: LifecycleConfig): number {
   return retentionAt(
     { retention: state.current_retention, at: state.retention_at },
@@ -42,7 +42,7 @@ export function reinforce(retention: number, config: LifecycleConfig): number {
 }
 
 /**
- * Whether an access promotes (DESIGN §5): access_count (after this access) ≥ 3, or the memory
+ * Whether an access promotes (docs/design.md §5): access_count (after this access) ≥ 3, or the memory
  * is older than 24 h, or its importance ≥ 0.6. Long-term memories have nowhere to go.
  */
 export function promotes(state: Pick<RetentionState, 'layer' | 'access_count' | 'born_at' | 'importance_score'>, now: Date, config: LifecycleConfig): boolean {
@@ -56,7 +56,7 @@ export function promotes(state: Pick<RetentionState, 'layer' | 'access_count' | 
 }
 
 /**
- * One access (a GET, a search hit, a recall entry; DESIGN §5 "On access"):
+ * One access (a GET, a search hit, a recall entry; docs/design.md §5 "On access"):
  * 1. retention decays to now with the strength reinforced by the accesses so far;
  * 2. `access_count`+1, `last_accessed` = now;
  * 3. if a review is due (now ≥ next_review): R ← min(1, R + 0.3·(1 − R)), `review_count`+1,

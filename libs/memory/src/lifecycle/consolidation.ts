@@ -28,7 +28,7 @@ export function consolidationScore(s: ConsolidationSignals, config: LifecycleCon
   return clamp01(w.repetition * s.repetition + w.importance * s.importance + w.emotion * s.emotion + w.association * s.association + w.utility * s.utility);
 }
 
-/** The immediate triggers an entry meets (DESIGN §4): repetition ≥ 3, importance ≥ 0.7, emotional weight ≥ 0.8. */
+/** The immediate triggers an entry meets (docs/design.md §4): repetition ≥ 3, importance ≥ 0.7, emotional weight ≥ 0.8. */
 export function immediateTriggers(entry: { mentions: number; importance: number; emotion: number }, config: LifecycleConfig): ConsolidationTrigger[] {
   const t = config.consolidation.triggers;
   const out: ConsolidationTrigger[] = [];
@@ -54,7 +54,7 @@ export type StmDecision =
   | { action: 'discard' };
 
 /**
- * What the time-driven STM rules (DESIGN §4) say about one entry at `now`:
+ * What the time-driven STM rules (docs/design.md §4) say about one entry at `now`:
  * - younger than 30 s: it stays (the STM minimum);
  * - an immediate trigger: it consolidates;
  * - 300 s or more in STM and a score above 0.65: the sleep cycle consolidates it;

@@ -4,7 +4,7 @@ import type { LifecycleConfig } from './lifecycle-config';
 export type ForgettingVerdict = 'keep' | 'soft_forget' | 'evict';
 
 /**
- * DESIGN §5 "Forgetting": retention below 0.3 → soft-forgotten (hidden from recall, ranked ×0.1
+ * docs/design.md §5 "Forgetting": retention below 0.3 → soft-forgotten (hidden from recall, ranked ×0.1
  * in search, restorable); evicted only when also archived and below 0.1, and (our safety rule:
  * eviction cannot be undone) stored at least `eviction_min_stored_days` (30). `critical`
  * memories are pinned: never forgotten by decay.

@@ -9,7 +9,7 @@ import type { LifecycleConfig } from './lifecycle-config';
 export type ImportancePath = 'caller' | 'explicit_save' | 'llm' | 'llm_regex' | 'rules';
 
 /**
- * An explicit save is at least `floor` important (DESIGN §4.1: explicit saves are LTM at once);
+ * An explicit save is at least `floor` important (docs/design.md §4.1: explicit saves are LTM at once);
  * a higher score from the scorer stands.
  */
 export function withExplicitSaveFloor(result: ImportanceResult, floor: number): ImportanceResult {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The shape and bounds of every lifecycle parameter (DESIGN §4-§5), and the rules between them
+ * The shape and bounds of every lifecycle parameter (docs/design.md §4-§5), and the rules between them
  * (thresholds ordered, weights not all 0, review intervals increasing). The defaults are in
  * lifecycle-defaults.ts; a tenant's effective config is validated against this as a whole.
  */
@@ -41,7 +41,7 @@ export const lifecycleConfigSchema = z
         keywords: z.array(z.string().min(1).max(64)).max(500),
         /**
          * The least importance of an explicit save (a keyed `POST /memory` without `importance`):
-         * saving is itself the sign that it matters (seed 000 `explicit_save_command`; DESIGN §4.1
+         * saving is itself the sign that it matters (seed 000 `explicit_save_command`; docs/design.md §4.1
          * "explicit saves are LTM at once"). The default 0.8 puts them in long_term; 0 scores them
          * like any other text.
          */
@@ -131,7 +131,7 @@ export const lifecycleConfigSchema = z
       })
       .strict(),
     tiers: z.object({ hot: factor, warm: factor, cold: factor, grace_days: z.number().min(0).max(36_500) }).strict(),
-    /** Hybrid retrieval (DESIGN §6). */
+    /** Hybrid retrieval (docs/design.md §6). */
     retrieval: z
       .object({
         /** Reciprocal rank fusion: score = Σ weight / (rrf_k + rank). */

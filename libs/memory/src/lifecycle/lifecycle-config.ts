@@ -1,6 +1,6 @@
 /**
  * Every parameter of the memory lifecycle: the schema (lifecycle-config.schema.ts) and the
- * defaults of DESIGN §4-§5, seeds 000 and 001 (lifecycle-defaults.ts), both re-exported here. A
+ * defaults of docs/design.md §4-§5, seeds 000 and 001 (lifecycle-defaults.ts), both re-exported here. A
  * tenant may override any of them (`PUT /v1/tenant/settings/lifecycle`); the effective config is
  * the defaults deep-merged with those overrides, then validated as a whole (resolveLifecycle).
  */

@@ -1,6 +1,6 @@
 import type { LifecycleConfig } from './lifecycle-config.schema';
 
-/** Strength presets (DESIGN §5): `S = base_strength_days × coefficient[layer]`, in days. */
+/** Strength presets (docs/design.md §5): `S = base_strength_days × coefficient[layer]`, in days. */
 export const STRENGTH_PRESETS = {
   /** Seed 001's numbers: base 0.1; working 0.5, short_term 1.5, long_term 2.0 (S = 0.05, 0.15, 0.2 days). */
   seed: { base_strength_days: 0.1, coefficients: { working: 0.5, short_term: 1.5, long_term: 2.0 } },
@@ -17,7 +17,7 @@ export const IMPORTANCE_KEYWORDS = [
   '비밀번호', '비밀', '사적', '기밀',
 ];
 
-/** DESIGN §4-§5 defaults, strength preset `calibrated`. */
+/** docs/design.md §4-§5 defaults, strength preset `calibrated`. */
 export const DEFAULT_LIFECYCLE: LifecycleConfig = {
   importance: {
     weights: { relevance: 0.3, novelty: 0.2, emotional_impact: 0.15, actionable: 0.15, factual: 0.1, personal: 0.1 },

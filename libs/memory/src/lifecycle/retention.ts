@@ -9,14 +9,14 @@ export function initialRetention(importance: number, config: LifecycleConfig): n
   return clamp01(config.retention.initial_retention * importance);
 }
 
-/** DESIGN §5: `S = base_strength_days × coefficient[layer]`, in days (seed: short_term 0.1 × 1.5 = 0.15). */
+/** docs/design.md §5: `S = base_strength_days × coefficient[layer]`, in days (seed: short_term 0.1 × 1.5 = 0.15). */
 export function layerStrengthDays(layer: MemoryLayer, config: LifecycleConfig): number {
   // Rounded to 12 decimals so 0.1 × 1.5 is stored and shown as 0.15, not 0.15000000000000002.
   return Math.round(config.retention.base_strength_days * config.retention.coefficients[layer] * 1e12) / 1e12;
 }
 
 /**
- * Access reinforcement (DESIGN §5): `S_eff = S·(1 + 0.3·ln(1 + access_count))`, at most `3·S`.
+ * Access reinforcement (docs/design.md §5): `S_eff = S·(1 + 0.3·ln(1 + access_count))`, at most `3·S`.
  * @param strengthDays S in days; @param accessCount accesses so far (≥ 0)
  */
 export function effectiveStrengthDays(strengthDays: number, accessCount: number, config: LifecycleConfig): number {
@@ -25,7 +25,7 @@ export function effectiveStrengthDays(strengthDays: number, accessCount: number,
 }
 
 /**
- * The Ebbinghaus curve (DESIGN §5): `R(t) = R_anchor · exp(−Δt_h / (24·S))`, Δt in hours since
+ * The Ebbinghaus curve (docs/design.md §5): `R(t) = R_anchor · exp(−Δt_h / (24·S))`, Δt in hours since
  * the anchor (never negative: before the anchor, R is the anchor's). In 0..1.
  *
  * The anchor is the last instant retention was set (creation, a review, an access); exp is

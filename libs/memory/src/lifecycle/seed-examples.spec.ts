@@ -93,7 +93,7 @@ describe('rule engine (seed 001 §1.2)', () => {
   });
 });
 
-describe('access (DESIGN §5)', () => {
+describe('access (docs/design.md §5)', () => {
   const config = seedPreset();
   const born = new Date('2026-01-02T15:00:00Z');
   const state: RetentionState = {

@@ -24,11 +24,11 @@ export function tierOf(accessCount: number, storedAt: Date, now: Date, config: L
 /** Longest gist, in characters (UTF-16 code units, never splitting a surrogate pair). */
 export const GIST_MAX_CHARS = 200;
 
-/** Tiers whose memories are compacted (gist plus compressed text); DESIGN §5. */
+/** Tiers whose memories are compacted (gist plus compressed text); docs/design.md §5. */
 export const COMPACT_TIERS: readonly MemoryTier[] = ['cold', 'archive'];
 
 /**
- * The gist a cold or archived memory keeps in the index (DESIGN §5 tiers): extractive, the
+ * The gist a cold or archived memory keeps in the index (docs/design.md §5 tiers): extractive, the
  * text's opening up to its first sentence end, whitespace collapsed, at most
  * {@link GIST_MAX_CHARS} characters, cut at a word boundary with `…` when longer. A text that
  * already fits is its own gist (returned unchanged but for whitespace). Never empty for a
@@ -49,7 +49,7 @@ export function gistOf(content: string): string {
 
 /**
  * The tier of a memory just used (a get, a search or recall hit): an archived memory is
- * rehydrated (DESIGN §5: "rehydrates on access") and comes back warm, in full and re-embedded; the
+ * rehydrated (docs/design.md §5: "rehydrates on access") and comes back warm, in full and re-embedded; the
  * next tiering sweep files it again by its access frequency. Other tiers are left to the sweep.
  */
 export function tierAfterAccess(tier: MemoryTier): MemoryTier {

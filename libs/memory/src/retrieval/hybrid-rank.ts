@@ -100,7 +100,7 @@ function ranks(scores: Float64Array, candidates: readonly Candidate[], limit: nu
 }
 
 /**
- * Hybrid ranking (DESIGN §6). Per branch (BM25 full text; vector similarity), scores are smoothed
+ * Hybrid ranking (docs/design.md §6). Per branch (BM25 full text; vector similarity), scores are smoothed
  * over temporal neighbours and multiplied by the tag boost when the query names one of the
  * memory's tags; each branch is ranked, and the ranks fused by reciprocal rank fusion
  * (`Σ weight / (k + rank)`, k = 60). The fused score is then weighted by retention now,
@@ -166,7 +166,7 @@ export function rankHybrid(candidates: readonly Candidate[], query: string, conf
   });
 }
 
-/** The weights after fusion (DESIGN §6): retention now, importance, priority, forgotten ×0.1. */
+/** The weights after fusion (docs/design.md §6): retention now, importance, priority, forgotten ×0.1. */
 function factors(c: Candidate, r: LifecycleConfig['retrieval'], config: LifecycleConfig) {
   const retention = 1 - r.retention_weight + r.retention_weight * (c.retention ?? 1);
   const importance = 1 - r.importance_weight + r.importance_weight * (c.importance ?? 0.5);

@@ -17,7 +17,7 @@ const cand = (id: string, over: Partial<Candidate> = {}): Candidate => ({ id, ..
 const config: LifecycleConfig = DEFAULT_LIFECYCLE;
 const r = config.retrieval;
 
-describe('rankHybrid (DESIGN §6)', () => {
+describe('rankHybrid (docs/design.md §6)', () => {
   it('fuses ranks by RRF with k = 60 and the branch weights', () => {
     const hits = rankHybrid([cand('a', { bm25: 5, distance: 0.2 }), cand('b', { bm25: 3 }), cand('c', { distance: 0.1 })], 'q', config);
     const byId = new Map(hits.map((h) => [h.id, h]));
