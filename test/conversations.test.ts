@@ -1,5 +1,7 @@
 import { ManualClock } from '@engram/config';
 import { InProcessScheduler } from '@engram/jobs';
+import request from 'supertest';
+import { createApp } from '../apps/api/src/create-app';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
 describe('conversation stream: attention, STM, consolidation (seed 000)', () => {
@@ -153,6 +155,33 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     clock.advance(400 * 86_400_000);
     expect(await scheduler.forgetAll()).toBeGreaterThan(0);
     expect(await scheduler.forgetAll()).toBe(0);
+  });
+
+  it('searches right after the stream rank as a freshly started process ranks them (its near-duplicate checks leave no stale statistics)', async () => {
+    const g = await createTenant(t, 'fresh-stats');
+    const lines = [
+      'The lighthouse keeper on Ushant kept a logbook of every storm',
+      'We visited the maritime museum in Brest and saw old lenses',
+      'My sister collects postcards of lighthouses from Brittany',
+      'The ferry to Ouessant leaves at nine every morning in summer',
+      'A Fresnel lens bends light so a lighthouse can be seen far out',
+      'The keeper retired when the lighthouse was automated in 1990',
+    ];
+    await t.http().post('/v1/conversations/fresh/messages').set(asAgent(g)).send({ messages: lines.map((content) => ({ content, importance: 0.5 })) }).expect(201);
+    await t.http().post('/v1/conversations/fresh/consolidate').set(asAgent(g)).expect(200);
+    const q = { q: 'lighthouse keeper lens museum', explain: 'true', limit: 10 };
+    const scores = (res: request.Response) =>
+      Object.fromEntries((res.body.items as { id: string; explain: { text: { bm25: number } } }[]).map((m) => [m.id, +m.explain.text.bm25.toFixed(9)]));
+    const here = scores(await t.http().get('/v1/memory/search').query(q).set(asAgent(g)).expect(200));
+    const fresh = await createApp(t.config);
+    await fresh.init();
+    try {
+      const there = scores(await request(fresh.getHttpServer()).get('/v1/memory/search').query(q).set(asAgent(g)).expect(200));
+      expect(Object.keys(here).length).toBeGreaterThanOrEqual(4);
+      expect(here).toEqual(there);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('rejects bad messages naming the field, and a bad conversation id', async () => {

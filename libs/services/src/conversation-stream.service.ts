@@ -238,9 +238,14 @@ export class ConversationStream {
     return step.kept;
   }
 
-  /** The mind's memories most like a text: hybrid search over full text, not an access. */
+  /**
+   * The mind's memories most like a text: hybrid search over full text, not an access, and
+   * without counting statistics (the mind grows under this stream: counts taken now would be
+   * stale for the searches that follow).
+   */
   private async similar(tx: TenantTx, scope: MemoryScope, content: string, config: LifecycleConfig) {
-    const hits = await this.search.search(tx, scope.mindId, { q: content.slice(0, 1000), mode: 'any', vector: null, filter: {}, limit: SIMILAR_CANDIDATES }, config, { access: false });
+    const query = { q: content.slice(0, 1000), mode: 'any' as const, vector: null, filter: {}, limit: SIMILAR_CANDIDATES };
+    const hits = await this.search.search(tx, scope.mindId, query, config, { access: false, statistics: 'uncounted' });
     return hits.map((h) => h.row);
   }
 

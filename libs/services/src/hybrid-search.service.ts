@@ -38,6 +38,15 @@ const MIND_CACHE_MINDS = 10_000;
 /** Document frequencies kept per mind (they travel with every query). */
 const STATS_CACHE_WORDS = 1000;
 
+/**
+ * Statistics that count nothing: every lexeme the same idf, and lengths measured against the
+ * query's own, so that a memory as long as the text looked for (its near-duplicate) is not
+ * ranked down for its length.
+ */
+function uncountedStats(q: string, size: number): TextStats {
+  return { n: size, avgdl: Math.max(1, q.length), df: new Map() };
+}
+
 /** What search knows of a mind between counts: its size and, once searched by text, its statistics. */
 interface MindState {
   size: number;
@@ -74,18 +83,33 @@ export class HybridSearch {
 
   /**
    * The best `query.limit` memories of the mind for the query, best first.
+   *
    * @param options.access false: the hits are not accesses (a caller that uses only some records those itself)
+   * @param options.statistics `uncounted`: no document frequency is counted and the per-mind cache
+   *   is neither read nor written (every lexeme weighs alike): for a writer looking for what it
+   *   is about to duplicate while the mind grows under it (the conversation stream), whose counts
+   *   would be stale for every search after it
    */
-  async search(tx: TenantTx, mindId: string, query: HybridQuery, config: LifecycleConfig, options: { access?: boolean } = {}): Promise<HybridHit[]> {
+  async search(
+    tx: TenantTx,
+    mindId: string,
+    query: HybridQuery,
+    config: LifecycleConfig,
+    options: { access?: boolean; statistics?: 'counted' | 'uncounted' } = {},
+  ): Promise<HybridHit[]> {
     const r = config.retrieval;
-    const mind = await this.mindState(tx, mindId);
-    const scan: VectorScan = !query.vector || mind.size < r.exact_scan_below ? { exact: true } : { exact: false, probes: r.probes };
+    const counted = options.statistics !== 'uncounted';
+    const mind: MindState = counted ? await this.mindState(tx, mindId) : { size: 0 };
+    const scan: VectorScan = !query.vector || !counted || mind.size < r.exact_scan_below ? { exact: true } : { exact: false, probes: r.probes };
     await this.retrieval.preferIndexScans(tx);
-    const { lexemes, stats } = query.mode === 'vector' ? { lexemes: [], stats: mind.text ?? { n: mind.size, avgdl: 1, df: new Map() } } : await this.textStats(tx, mindId, query.q, mind);
+    const { lexemes, stats } =
+      query.mode === 'vector' || !counted
+        ? { lexemes: query.mode === 'vector' ? [] : await this.retrieval.queryLexemes(tx, query.q), stats: mind.text ?? uncountedStats(query.q, mind.size) }
+        : await this.textStats(tx, mindId, query.q, mind);
     const found = await this.retrieval.search(tx, mindId, { ...query, lexemes, stats }, query.filter, r.candidates, { bm25: { k1: r.bm25_k1, b: r.bm25_b }, scan });
     // Document frequencies change slowly: keep them until the size is counted again rather than
     // count them per query.
-    if (query.mode !== 'vector' && stats.df.size <= STATS_CACHE_WORDS) mind.text = stats;
+    if (counted && query.mode !== 'vector' && stats.df.size <= STATS_CACHE_WORDS) mind.text = stats;
     const vector = found.vector.filter((h) => 1 - h.distance >= r.min_vector_similarity);
     const textById = new Map(found.text.map((h) => [h.id, h.bm25]));
     const vectorById = new Map(vector.map((h) => [h.id, h.distance]));
