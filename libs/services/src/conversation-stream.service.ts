@@ -18,46 +18,14 @@ import {
   type ImportanceResult,
   type LifecycleConfig,
   type SourcedStmEntry,
+  type StmMessage,
 } from '@engram/memory';
 import { HybridSearch } from './hybrid-search.service';
 import { LifecycleSettings } from './lifecycle-settings.service';
 import type { MemoryScope } from './memory-scope';
 import { MemoryWriter } from './memory-writer.service';
 import { MindAccess } from './mind-access';
-
-/** A message as posted to a conversation. */
-export interface IncomingMessage {
-  role: 'user' | 'assistant' | 'system' | 'tool';
-  speaker?: string;
-  content: string;
-  occurred_at?: string;
-  metadata?: Record<string, unknown>;
-  importance?: number;
-}
-
-/** What one consolidation did: a new episodic memory, or a near-duplicate reinforced. */
-export interface ConsolidationOutcome {
-  stm_entry_id: string;
-  memory_id: string;
-  key: string;
-  trigger: ConsolidationTrigger;
-  status: 'created' | 'reinforced';
-  score: number;
-  /** How many messages the entry held (a chunk holds several). */
-  messages: number;
-}
-
-export interface AppendResult {
-  conversation_id: string;
-  message_ids: string[];
-  attended: number;
-  rehearsed: number;
-  below_attention: number;
-  discarded: number;
-  consolidated: ConsolidationOutcome[];
-  stm_size: number;
-  stm_capacity: number;
-}
+import type { AppendResult, ConsolidationOutcome, IncomingMessage } from './conversation.types';
 
 /** Memories compared with an entry for its association and for a near-duplicate. */
 const SIMILAR_CANDIDATES = 5;
@@ -123,24 +91,9 @@ export class ConversationStream {
       for (const { row, message, importance } of order) {
         at = row.occurred_at.getTime() < received.getTime() ? row.occurred_at : received;
         buffer = await this.advance(tx, scope, conversationId, buffer, at, config, result);
-        const stmMessage = { id: row.id, speaker: message.speaker ?? message.role, text: message.content, importance };
-        const seen = attend(buffer, stmMessage, at, config);
-        let entryId: string | null = null;
-        if (seen.kind === 'below_attention') {
-          result.below_attention += 1;
-        } else if (seen.kind === 'rehearsal') {
-          [buffer, entryId] = [seen.buffer, seen.entryId];
-          result.rehearsed += 1;
-        } else {
-          const entered = enterStm(buffer, stmMessage, await this.association(tx, scope, stmContent(stmMessage), buffer, config), at, config, newId);
-          buffer = entered.buffer;
-          for (const out of entered.evicted) {
-            if (out.consolidate) result.consolidated.push(await this.consolidate(tx, scope, conversationId, out.entry, 'capacity', config));
-            else result.discarded += 1;
-          }
-          entryId = entered.entry.id;
-          result.attended += 1;
-        }
+        const step = await this.attendTo(tx, scope, conversationId, buffer, { id: row.id, speaker: message.speaker ?? message.role, text: message.content, importance }, at, config, result);
+        buffer = step.buffer;
+        const entryId = step.entryId;
         await this.messages.markProcessed(tx, row.id, { stm_entry_id: entryId, importance: importance.score, importance_source: importance.path, at: received });
       }
       buffer = await this.advance(tx, scope, conversationId, buffer, at, config, result);
@@ -148,6 +101,39 @@ export class ConversationStream {
       result.stm_size = buffer.length;
       return result;
     });
+  }
+
+  /**
+   * One message through attention (libs/memory `attend`, `enterStm`): left out as chatter, a
+   * rehearsal of the entry it repeats, or a new entry, whose entry may push out (and consolidate)
+   * another. @returns the buffer after it and the entry it went to, if any
+   */
+  private async attendTo(
+    tx: TenantTx,
+    scope: MemoryScope,
+    conversationId: string,
+    buffer: SourcedStmEntry[],
+    message: StmMessage,
+    at: Date,
+    config: LifecycleConfig,
+    result: AppendResult,
+  ): Promise<{ buffer: SourcedStmEntry[]; entryId: string | null }> {
+    const seen = attend(buffer, message, at, config);
+    if (seen.kind === 'below_attention') {
+      result.below_attention += 1;
+      return { buffer, entryId: null };
+    }
+    if (seen.kind === 'rehearsal') {
+      result.rehearsed += 1;
+      return { buffer: seen.buffer, entryId: seen.entryId };
+    }
+    const entered = enterStm(buffer, message, await this.association(tx, scope, stmContent(message), buffer, config), at, config, newId);
+    for (const out of entered.evicted) {
+      if (out.consolidate) result.consolidated.push(await this.consolidate(tx, scope, conversationId, out.entry, 'capacity', config));
+      else result.discarded += 1;
+    }
+    result.attended += 1;
+    return { buffer: entered.buffer, entryId: entered.entry.id };
   }
 
   /**

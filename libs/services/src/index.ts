@@ -4,5 +4,6 @@ export * from './mind-access';
 export * from './lifecycle-settings.service';
 export * from './memory-writer.service';
 export * from './hybrid-search.service';
+export * from './conversation.types';
 export * from './conversation-stream.service';
 export * from './services.module';
