@@ -1,45 +1,17 @@
 import type { Response } from 'supertest';
 import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+import { bodyFor, isPublic, label, paramKind, paramsOf, PUBLIC_ROUTES, queryFor, type Kind } from './support/isolation-routes';
 import { listRoutes, type Route } from './support/routes';
 
 // Issue 8, item 1: an isolation matrix generated from the application's route table (Express's
 // router, read at run time by test/support/routes.ts), so a new endpoint is covered without
-// anyone remembering to add it here. Every route is either declared public below (with the
-// reason) or is called with every foreign credential; a route with a path parameter whose kind
-// this file does not know fails the suite until someone says which record the parameter names.
+// anyone remembering to add it here. Every route is either declared public (with the reason, in
+// test/support/isolation-routes.ts) or is called with every foreign credential; a route with a
+// path parameter of a kind not known there fails the suite until someone says which record the
+// parameter names. test/isolation-concurrency.test.ts checks the same under concurrent load.
 
 const MISSING_UUID = '01a22895-c86e-7310-8c55-f345f5cdfafa';
 const MISSING_CONVERSATION = 'never-used-conversation-4b1d';
-
-/** Routes that need no credential, and why they are outside the matrix. */
-const PUBLIC_ROUTES: Record<string, string> = {
-  'post /v1/auth/register': 'anyone may create a tenant; it reads no tenant data',
-  'post /v1/auth/login': 'anyone may exchange e-mail and password; answers one 401 for every mismatch',
-  'get /health/live': 'liveness probe: no tenant data',
-  'get /health/ready': 'readiness probe: checks the database, no tenant data',
-  'get /metrics': "the service's Prometheus metrics, not a tenant's (guarded by METRICS_TOKEN when set)",
-};
-/** Router-table entries that are not endpoints of the API, by pattern, and why. */
-const PUBLIC_PATTERNS: Array<[RegExp, string]> = [
-  [/^\/docs(\/|-json$|-yaml$|$)/, 'the OpenAPI UI and document (OPENAPI_ENABLED): the description of the API, no tenant data'],
-  [/\{\*path\}/, "Nest's registration of middleware for every path (HttpMetricsMiddleware, JsonBodyMiddleware): not an endpoint, answers 404 after the middleware"],
-];
-// /admin (operator dashboard) and /inspector (static UI) are Express routers mounted with app.use,
-// not routes of the router table; they have their own auth (OperatorAuth) and tests.
-
-type Kind = 'memory' | 'mind' | 'key' | 'conversation';
-
-/** Which record a path parameter names; undefined when this file does not know it yet. */
-function paramKind(path: string, param: string): Kind | undefined {
-  if (param === 'keyId') return 'key';
-  if (param === 'conversationId') return 'conversation';
-  if (param === 'id' && path.startsWith('/v1/minds/')) return 'mind';
-  if (param === 'id' && path.startsWith('/v1/memory/')) return 'memory';
-  return undefined;
-}
-
-const paramsOf = (path: string) => [...path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
-const label = (r: Route) => `${r.method} ${r.path}`;
 
 interface Credential {
   name: string;
@@ -126,23 +98,6 @@ describe('isolation matrix: every route of the router table, called with foreign
 
   const fill = (route: Route, foreign: boolean) => route.path.replace(/:(\w+)/g, (_m, p: string) => idsOf(paramKind(route.path, p)!, foreign));
 
-  /** A body the route accepts, so validation (400) cannot hide what the route would do. */
-  const bodyFor = (route: Route): object | undefined => {
-    if (route.method === 'get' || route.method === 'delete') return undefined;
-    if (route.path.endsWith('/messages')) return { messages: [{ content: 'probe from outside A' }] };
-    if (route.method === 'put' && route.path.startsWith('/v1/memory/')) return { content: 'overwritten from outside A' };
-    if (route.path.endsWith('/keys')) return { name: 'planted key' };
-    return {};
-  };
-
-  const queryFor = (route: Route): Record<string, string> | undefined => {
-    if (route.path === '/v1/memory/search') return { q: 'ALICE secret quartz pelican' };
-    if (route.path === '/v1/memory/by-tag') return { tag: 'alicetag' };
-    if (route.path === '/v1/memory') return { include_expired: 'true' };
-    if (route.path === '/v1/minds') return { name: 'alice second mind' };
-    return undefined;
-  };
-
   const call = (route: Route, path: string, headers: Record<string, string>): Promise<Response> => {
     cases += 1;
     let req = t.http()[route.method](path).set(headers);
@@ -174,7 +129,6 @@ describe('isolation matrix: every route of the router table, called with foreign
     },
   ];
 
-  const isPublic = (r: Route) => label(r) in PUBLIC_ROUTES || PUBLIC_PATTERNS.some(([re]) => re.test(r.path));
   const paramRoutes = () => routes.filter((r) => !isPublic(r) && r.path.includes(':'));
   const plainRoutes = () => routes.filter((r) => !isPublic(r) && !r.path.includes(':'));
 
@@ -295,87 +249,4 @@ describe('isolation matrix: every route of the router table, called with foreign
       expect(answers.filter(([, status]) => status !== 401)).toEqual([]);
     });
   }
-});
-
-describe('isolation under concurrency: two tenants on a pool of two connections', () => {
-  let t: TestApp;
-  let a: TenantFixture;
-  let b: TenantFixture;
-  const own: Record<'a' | 'b', Set<string>> = { a: new Set(), b: new Set() };
-  const N = 12;
-
-  beforeAll(async () => {
-    t = await startTestApp({ DATABASE_POOL_MAX: '2' });
-    a = await createTenant(t, 'conc-a');
-    b = await createTenant(t, 'conc-b');
-    for (const [name, f] of [['a', a], ['b', b]] as const) {
-      const items = Array.from({ length: N }, (_, i) => ({ category: 'fact', key: `item_${i}`, content: `marker-${name}-tenant zebra lantern ${i}`, tags: ['shared'] }));
-      await t.http().post('/v1/memory/batch').set(asAgent(f)).send({ items }).expect((r) => expect(r.status).toBeLessThan(300));
-      const list = await t.http().get('/v1/memory').query({ limit: '200' }).set(asAgent(f)).expect(200);
-      for (const m of list.body.items as Array<{ id: string }>) own[name].add(m.id);
-      expect(own[name].size).toBe(N);
-    }
-  });
-  afterAll(() => t?.close());
-
-  it("200 interleaved lists, searches, gets and recalls by A and B never see the other's rows", async () => {
-    const ops = ['list', 'search', 'by-tag', 'get', 'recall', 'foreign-get', 'stats'] as const;
-    const jobs = Array.from({ length: 200 }, (_, i) => {
-      const name = i % 2 === 0 ? 'a' : 'b';
-      const other = name === 'a' ? 'b' : 'a';
-      const f = name === 'a' ? a : b;
-      const headers = Math.floor(i / 2) % 2 === 0 ? asAgent(f) : asUser(f);
-      const op = ops[Math.floor(i / 2) % ops.length]!;
-      const mine = [...own[name]];
-      const theirs = [...own[other]];
-      return (async () => {
-        let res: Response;
-        switch (op) {
-          case 'list':
-            res = await t.http().get('/v1/memory').query({ limit: '200' }).set(headers);
-            break;
-          case 'search':
-            res = await t.http().get('/v1/memory/search').query({ q: 'zebra lantern', limit: '100' }).set(headers);
-            break;
-          case 'by-tag':
-            res = await t.http().get('/v1/memory/by-tag').query({ tag: 'shared', limit: '200' }).set(headers);
-            break;
-          case 'get':
-            res = await t.http().get(`/v1/memory/${mine[i % mine.length]}`).set(headers);
-            break;
-          case 'recall':
-            res = await t.http().get('/v1/memory/recall').set(headers);
-            break;
-          case 'foreign-get':
-            res = await t.http().get(`/v1/memory/${theirs[i % theirs.length]}`).set(headers);
-            break;
-          case 'stats':
-            res = await t.http().get('/v1/memory/stats').set(headers);
-            break;
-        }
-        return { i, name, other, op, res };
-      })();
-    });
-    const results = await Promise.all(jobs);
-    const problems: string[] = [];
-    for (const { i, name, other, op, res } of results) {
-      const text = res.text ?? JSON.stringify(res.body);
-      const where = `#${i} ${op} by ${name}`;
-      if (op === 'foreign-get') {
-        if (res.status !== 404) problems.push(`${where}: ${res.status}`);
-      } else if (res.status !== 200) {
-        problems.push(`${where}: ${res.status} ${text.slice(0, 200)}`);
-      }
-      if (text.includes(`marker-${other}-tenant`)) problems.push(`${where}: saw ${other}'s content`);
-      for (const id of own[other as 'a' | 'b']) if (text.includes(id)) problems.push(`${where}: saw ${other}'s id ${id}`);
-      if (op === 'list' || op === 'search' || op === 'by-tag') {
-        const ids = (res.body.items as Array<{ id: string }>).map((m) => m.id);
-        if (ids.length === 0 || ids.some((id) => !own[name as 'a' | 'b'].has(id))) problems.push(`${where}: items ${ids.join(',')}`);
-      }
-      if (op === 'get' && !text.includes(`marker-${name}-tenant`)) problems.push(`${where}: did not get its own memory`);
-      if (op === 'recall' && !text.includes(`marker-${name}-tenant`)) problems.push(`${where}: recall lacks its own memories`);
-      if (op === 'stats' && res.body.total !== N) problems.push(`${where}: total ${res.body.total}`);
-    }
-    expect(problems).toEqual([]);
-  });
 });

@@ -86,3 +86,8 @@ export function asUser(f: TenantFixture, mindId = f.mindId): Record<string, stri
 export function asAgent(f: TenantFixture): Record<string, string> {
   return { Authorization: `Bearer ${f.mindKey}` };
 }
+
+/** POST /v1/memory as the caller of `headers`; the status is left to the test, which may expect a 4xx. */
+export function storeMemory(t: TestApp, headers: Record<string, string>, body: object) {
+  return t.http().post('/v1/memory').set(headers).send(body);
+}

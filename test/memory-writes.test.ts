@@ -1,0 +1,184 @@
+import { asAgent, asUser, createTenant, startTestApp, storeMemory, type TenantFixture, type TestApp } from './support/test-app';
+
+// The memory API's writes as seed 002 specifies them: upsert by (category, key) with a version
+// history and provenance (source, verified, confidence) that follows the writer, PUT, verify and
+// DELETE, batches of up to 500, and the X-Mind-Id header a person must send. The reads, over a
+// mind of a fixed content, are test/memory-reads.test.ts.
+
+describe('memory API (seed 002)', () => {
+  let t: TestApp;
+  let f: TenantFixture;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    f = await createTenant(t, 'memory');
+  });
+  afterAll(() => t.close());
+
+  describe('upsert by (category, key)', () => {
+    it('creates (201), overwrites with history (200), and never duplicates', async () => {
+      const first = await storeMemory(t, asAgent(f), {
+        category: 'project',
+        key: 'project_synapse_status',
+        content: 'v1.4.0 deployed',
+        priority: 'high',
+        tags: ['Synapse', 'deployment', 'synapse'],
+      }).expect(201);
+      expect(first.body).toMatchObject({
+        id: expect.any(String),
+        created_at: expect.any(String),
+        category: 'project',
+        key: 'project_synapse_status',
+        tags: ['synapse', 'deployment'],
+        source: 'agent',
+        verified: false,
+        confidence: 0.7,
+        version: 1,
+        mind_id: f.mindId,
+      });
+
+      const second = await storeMemory(t, asAgent(f), {
+        category: 'project',
+        key: 'project_synapse_status',
+        content: 'v1.5.0 deployed',
+        priority: 'high',
+      }).expect(200);
+      expect(second.body).toMatchObject({ id: first.body.id, content: 'v1.5.0 deployed', version: 2, tags: ['synapse', 'deployment'] });
+
+      const list = await t.http().get('/v1/memory').query({ category: 'project' }).set(asAgent(f)).expect(200);
+      expect(list.body.items.filter((m: { key: string }) => m.key === 'project_synapse_status')).toHaveLength(1);
+
+      const history = await t.http().get(`/v1/memory/${first.body.id}/history`).set(asAgent(f)).expect(200);
+      expect(history.body.items.map((v: { version: number; content: string; change: string }) => [v.version, v.change, v.content])).toEqual([
+        [2, 'update', 'v1.5.0 deployed'],
+        [1, 'create', 'v1.4.0 deployed'],
+      ]);
+      expect(history.body.items[0]).toMatchObject({ actor_type: 'mind_key', actor_id: f.mindKeyId });
+    });
+
+    it('the same key in another category is another memory', async () => {
+      const a = await storeMemory(t, asAgent(f), { category: 'note', key: 'shared_key', content: 'a note' }).expect(201);
+      const b = await storeMemory(t, asAgent(f), { category: 'fact', key: 'shared_key', content: 'a fact' }).expect(201);
+      expect(a.body.id).not.toBe(b.body.id);
+    });
+
+    it('re-sending the same memory changes nothing and writes no version', async () => {
+      const body = { category: 'fact', key: 'office_city', content: 'Office is in Berlin', tags: ['office'] };
+      const created = await storeMemory(t, asUser(f), body).expect(201);
+      const again = await storeMemory(t, asUser(f), body).expect(200);
+      expect(again.body).toMatchObject({ version: 1, updated_at: created.body.updated_at });
+      const history = await t.http().get(`/v1/memory/${created.body.id}/history`).set(asUser(f)).expect(200);
+      expect(history.body.items).toHaveLength(1);
+    });
+
+    it('source, verified and confidence follow the writer (seed 002)', async () => {
+      const byUser = await storeMemory(t, asUser(f), { category: 'identity', key: 'user_name', content: 'Michael Schäfer' }).expect(201);
+      expect(byUser.body).toMatchObject({ source: 'user', verified: true, confidence: 1 });
+      const guessed = await storeMemory(t, asAgent(f), {
+        category: 'preference',
+        key: 'prefers_dark_mode',
+        content: 'User seems to prefer dark mode',
+        confidence: 0.5,
+        source: 'agent',
+      }).expect(201);
+      expect(guessed.body).toMatchObject({ source: 'agent', verified: false, confidence: 0.5 });
+      const lie = await storeMemory(t, asAgent(f), { category: 'note', key: 'claims_user', content: 'x', source: 'user' }).expect(400);
+      expect(lie.body.errors[0].field).toBe('source');
+    });
+
+    it('an agent changing a verified memory makes it unverified; re-asserting the same content does not', async () => {
+      const created = await storeMemory(t, asUser(f), { category: 'skill', key: 'python_level', content: 'Advanced Python, 10+ years' }).expect(201);
+      const same = await storeMemory(t, asAgent(f), { category: 'skill', key: 'python_level', content: 'Advanced Python, 10+ years', tags: ['python'] }).expect(200);
+      expect(same.body).toMatchObject({ verified: true, source: 'user', confidence: 1, version: 2 });
+      const changed = await storeMemory(t, asAgent(f), { category: 'skill', key: 'python_level', content: 'Expert Python' }).expect(200);
+      expect(changed.body).toMatchObject({ id: created.body.id, verified: false, source: 'agent', confidence: 0.7 });
+    });
+
+    it('fifty parallel upserts of one key leave one memory with a complete history', async () => {
+      const writes = Array.from({ length: 50 }, (_, i) =>
+        storeMemory(t, asAgent(f), { category: 'context', key: 'race_key', content: `version ${i}` }),
+      );
+      const results = await Promise.all(writes);
+      expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+      expect(results.every((r) => r.status === 201 || r.status === 200)).toBe(true);
+      const ids = new Set(results.map((r) => r.body.id));
+      expect(ids.size).toBe(1);
+      const [id] = [...ids];
+      const history = await t.http().get(`/v1/memory/${id}/history`).set(asAgent(f)).expect(200);
+      expect(history.body.items.map((v: { version: number }) => v.version)).toEqual(Array.from({ length: 50 }, (_, i) => 50 - i));
+      expect(new Set(history.body.items.map((v: { content: string }) => v.content)).size).toBe(50);
+    });
+  });
+
+  describe('update, verify, delete', () => {
+    it('PUT changes fields and keeps the old version; category and key cannot change', async () => {
+      const created = await storeMemory(t, asAgent(f), { category: 'note', key: 'put_me', content: 'first', tags: ['a'] }).expect(201);
+      const updated = await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).send({ content: 'second', priority: 'low' }).expect(200);
+      expect(updated.body).toMatchObject({ content: 'second', priority: 'low', tags: ['a'], version: 2 });
+      const cleared = await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).send({ expires_at: null }).expect(200);
+      expect(cleared.body.version).toBe(2);
+      const rename = await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).send({ key: 'other' }).expect(400);
+      expect(rename.body.errors[0]).toEqual({ field: 'key', message: 'is not a known field here' });
+      await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).send({}).expect(400);
+    });
+
+    it('only a person can verify: JWT 200, Mind Key 403', async () => {
+      const created = await storeMemory(t, asAgent(f), { category: 'fact', key: 'verify_me', content: 'The office has two floors' }).expect(201);
+      const denied = await t.http().post(`/v1/memory/${created.body.id}/verify`).set(asAgent(f)).expect(403);
+      expect(denied.body.message).toMatch(/JWT/);
+      const ok = await t.http().post(`/v1/memory/${created.body.id}/verify`).set(asUser(f)).expect(200);
+      expect(ok.body).toMatchObject({ verified: true, version: 2 });
+      const again = await t.http().post(`/v1/memory/${created.body.id}/verify`).set(asUser(f)).expect(200);
+      expect(again.body.version).toBe(2);
+      const history = await t.http().get(`/v1/memory/${created.body.id}/history`).set(asUser(f)).expect(200);
+      expect(history.body.items[0]).toMatchObject({ change: 'verify', actor_type: 'user', actor_id: f.userId });
+    });
+
+    it('DELETE removes the memory and its history', async () => {
+      const created = await storeMemory(t, asAgent(f), { category: 'note', key: 'delete_me', content: 'bye' }).expect(201);
+      await t.http().delete(`/v1/memory/${created.body.id}`).set(asAgent(f)).expect(204);
+      await t.http().get(`/v1/memory/${created.body.id}`).set(asAgent(f)).expect(404);
+      await t.http().get(`/v1/memory/${created.body.id}/history`).set(asAgent(f)).expect(404);
+      await t.http().delete(`/v1/memory/${created.body.id}`).set(asAgent(f)).expect(404);
+    });
+  });
+
+  describe('batch', () => {
+    it('stores up to 500 in one request and reports each status', async () => {
+      const items = Array.from({ length: 500 }, (_, i) => ({ category: 'note', key: `bulk_${i}`, content: `bulk item ${i}` }));
+      const res = await t.http().post('/v1/memory/batch').set(asAgent(f)).send({ items }).expect(200);
+      expect(res.body).toMatchObject({ created: 500, updated: 0, unchanged: 0 });
+      const again = await t.http().post('/v1/memory/batch').set(asAgent(f)).send({ items }).expect(200);
+      expect(again.body).toMatchObject({ created: 0, updated: 0, unchanged: 500 });
+    });
+
+    it('refuses 501 items, and a batch with one bad item stores nothing', async () => {
+      const tooMany = Array.from({ length: 501 }, (_, i) => ({ category: 'note', key: `over_${i}`, content: 'x' }));
+      const big = await t.http().post('/v1/memory/batch').set(asAgent(f)).send({ items: tooMany }).expect(400);
+      expect(big.body.errors[0].field).toBe('items');
+      const mixed = [
+        { category: 'note', key: 'mixed_ok', content: 'fine' },
+        { category: 'note', key: 'Mixed-Bad', content: 'bad key' },
+      ];
+      const bad = await t.http().post('/v1/memory/batch').set(asAgent(f)).send({ items: mixed }).expect(400);
+      expect(bad.body.errors[0].field).toBe('items[1].key');
+      const search = await t.http().get('/v1/memory').query({ category: 'note', limit: 200 }).set(asAgent(f)).expect(200);
+      expect(search.body.items.find((m: { key: string }) => m.key === 'mixed_ok')).toBeUndefined();
+    });
+  });
+
+  describe('the mind header for people', () => {
+    it('requires X-Mind-Id with a JWT and checks it', async () => {
+      const missing = await t.http().get('/v1/memory').set({ Authorization: `Bearer ${f.token}` }).expect(400);
+      expect(missing.body.errors[0].field).toBe('X-Mind-Id');
+      const malformed = await t.http().get('/v1/memory').set({ Authorization: `Bearer ${f.token}`, 'X-Mind-Id': 'mind-1' }).expect(400);
+      expect(malformed.body.errors[0].field).toBe('X-Mind-Id');
+      await t.http().get('/v1/memory').set(asUser(f, '01a22895-c86e-7310-8c55-f345f5cdfafa')).expect(404);
+    });
+
+    it('a Mind Key naming another mind in X-Mind-Id gets 403', async () => {
+      await t.http().get('/v1/memory').set({ ...asAgent(f), 'X-Mind-Id': '01a22895-c86e-7310-8c55-f345f5cdfafa' }).expect(403);
+      await t.http().get('/v1/memory').set({ ...asAgent(f), 'X-Mind-Id': f.mindId }).expect(200);
+    });
+  });
+});
