@@ -76,8 +76,9 @@ describe('worker crash safety', () => {
     waitFor(
       `job ${jobId} to complete`,
       async () => {
-        const job = await Job.fromId(q, jobId);
-        const state = await job?.getState();
+        const state = await (await Job.fromId(q, jobId))?.getState();
+        // Read again once the state is final: a copy read before it finished has no return value yet.
+        const job = state === 'completed' || state === 'failed' ? await Job.fromId(q, jobId) : undefined;
         if (state === 'failed') throw new Error(`job ${jobId} failed: ${job?.failedReason}`);
         if (state !== 'completed' && !worker.running) {
           throw new Error(`the worker exited before job ${jobId} completed:\n${worker.output}`);
