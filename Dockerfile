@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# One image for the API, the worker and the migrations (see README "Container image"):
+# One image for the API, the worker and the migrations (see docs/runbook.md):
 #   docker run IMAGE                                              the API (node dist/apps/api/src/main.js)
 #   docker run IMAGE node dist/apps/worker/src/main.js            the worker
 #   docker run IMAGE node dist/apps/api/src/migrate.js            the migrations (MIGRATION_DATABASE_URL)

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { fail, get, problems, type Obj } from './deploy-problems';
 
-/** Metric families Engram exports (README "Metrics"), and the standard ones the rules may use. */
+/** Metric families Engram exports (docs/admin.md, "Metrics"), and the standard ones the rules may use. */
 const KNOWN_METRICS = [
   'engram_http_request_duration_seconds', 'engram_queue_jobs', 'engram_job_duration_seconds', 'engram_jobs_completed_total',
   'engram_jobs_failed_total', 'engram_memories', 'engram_memories_forgotten', 'engram_memories_soft_forgotten_total',
