@@ -193,6 +193,8 @@ describe('data rights', () => {
     const edited = lines.map((l) => (l.type === 'memory' && l.key === 'sky' ? { ...l, content: 'The sky is green' } : l));
     const res = await importInto(c, text(edited)).expect(200);
     expect(res.body.memories).toEqual({ created: 0, updated: 1, unchanged: 3 });
+    // The answer counts the version the change wrote.
+    expect(res.body.versions).toEqual({ created: 1 });
     const rows = await owner<{ version: number; content: string }>(
       `select version, content from memory_versions where tenant_id = $1 and key = 'sky' order by version`,
       [c.tenantId],
@@ -220,6 +222,31 @@ describe('data rights', () => {
     expect((await importInto(d, '{"type":"mind"}\n').expect(400)).body.message).toMatch(/^line 1: type: /);
     await t.http().post('/v1/tenant/import').set(bearer(d)).send({ lines: [] }).expect(415);
     expect(await countsOf(d.tenantId)).toEqual(before);
+  });
+
+  it('an import stores nothing a write would refuse, nor numbers the lifecycle cannot compute (400 naming line and field)', async () => {
+    const { lines } = await exportOf(a);
+    const e = await createTenant(t, 'eta');
+    const before = await countsOf(e.tenantId);
+    const at = lines.findIndex((l) => l.type === 'memory' && l.key === 'typing');
+    const withLine = (change: Record<string, unknown>) => lines.map((l, i) => (i === at ? { ...l, ...change } : l)).map((l) => JSON.stringify(l)).join('\n');
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ strength_days: 1e308 }, 'strength_days', /must be at most 365000000 days/],
+      [{ tags: ['a,b'] }, 'tags.0', /commas/],
+      [{ tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'tags', /at most 20 tags/],
+      [{ source_refs: Array.from({ length: 101 }, (_, i) => `m${i}`) }, 'source_refs', /at most 100 entries/],
+      [{ temporal_context: 'two\nlines' }, 'temporal_context', /one line/],
+      [{ payload: { blob: 'x'.repeat(70_000) } }, 'payload', /64 KiB/],
+      [{ created_at: '2999-01-01T00:00:00.000Z' }, 'created_at', /must not be in the future/],
+    ];
+    for (const [change, field, rule] of cases) {
+      const res = await importInto(e, withLine(change)).expect(400);
+      expect([field, res.body.message]).toEqual([field, expect.stringMatching(new RegExp(`^line ${at + 1}: ${field.replace('.', '\\.')}: .*${rule.source}`))]);
+    }
+    expect(await countsOf(e.tenantId)).toEqual(before);
+    // An empty body is empty, not of the wrong type.
+    const empty = await t.http().post('/v1/tenant/import').set(bearer(e)).set('Content-Type', 'application/x-ndjson').send('').expect(400);
+    expect(empty.body.message).toBe('body: is empty: send the JSONL of GET /v1/tenant/export');
   });
 
   it('purging a mind removes exactly its memories, versions and tombstones', async () => {

@@ -85,4 +85,25 @@ describe('embedded mode (PGlite)', () => {
     const { rows } = await sql<{ role: string; n: number }>`select current_user as role, (select count(*)::int from memories) as n`.execute(db);
     expect(rows[0]).toEqual({ role: 'engram_app', n: 0 });
   });
+
+  it('imports an export of 600 memories into another tenant, and again without change (PGlite took no key list of that size)', async () => {
+    const http = request(app.getHttpServer());
+    const tenant = async (name: string) => {
+      const reg = await http.post('/v1/auth/register').send({ email: `${name}@example.test`, password: 'embedded secret', tenant_name: name }).expect(201);
+      return { Authorization: `Bearer ${reg.body.token}` };
+    };
+    const a = await tenant('exporter');
+    const mind = await http.post('/v1/minds').set(a).send({ name: 'big mind' }).expect(201);
+    for (let b = 0; b < 2; b++) {
+      const items = Array.from({ length: 300 }, (_, i) => ({ category: 'note', key: `n${b * 300 + i}`, content: `note number ${b * 300 + i}` }));
+      await http.post('/v1/memory/batch').set({ ...a, 'X-Mind-Id': mind.body.id }).send({ items }).expect(200);
+    }
+    const file = (await http.get('/v1/tenant/export').set(a).expect(200)).text;
+    const b = await tenant('importer');
+    const ndjson = { ...b, 'Content-Type': 'application/x-ndjson' };
+    const first = await http.post('/v1/tenant/import').set(ndjson).send(file).expect(200);
+    expect(first.body).toMatchObject({ minds: { created: 1 }, memories: { created: 600, updated: 0, unchanged: 0 }, versions: { created: 600 } });
+    const again = await http.post('/v1/tenant/import').set(ndjson).send(file).expect(200);
+    expect(again.body).toMatchObject({ minds: { matched: 1 }, memories: { created: 0, updated: 0, unchanged: 600 }, versions: { created: 0 } });
+  });
 });

@@ -1,4 +1,5 @@
 import { ManualClock } from '@engram/config';
+import { ForgettingJob } from '@engram/jobs';
 import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
 const HOUR = 3_600_000;
@@ -132,5 +133,25 @@ describe('memory lifecycle through the API (seed 001)', () => {
     await t.http().put('/v1/tenant/settings/lifecycle').set(owner()).send({}).expect(200);
     const card = await t.http().get(`/v1/memory/${res.body.id}/retention`).set(asUser(f)).expect(200);
     expect(card.body.strength_days).toBeCloseTo(10.5, 9);
+  });
+
+  it('an expired memory stored again, or its expiry cleared, is back in the vector index at once', async () => {
+    const g = await createTenant(t, 'revived');
+    const write = (body: Record<string, unknown>) => t.http().post('/v1/memory').set(asAgent(g)).send({ category: 'note', content: 'The spare key is under the blue flowerpot', ...body });
+    const first = await write({ key: 'spare_key', expires_at: new Date(clock.now().getTime() + HOUR).toISOString() }).expect(201);
+    const second = await write({ key: 'spare_key_too', content: 'A copy of the spare key hangs in the garage', expires_at: new Date(clock.now().getTime() + HOUR).toISOString() }).expect(201);
+    clock.advance(2 * HOUR);
+    // The forgetting sweep takes expired memories out of the vector index.
+    expect(await t.app.get(ForgettingJob).run(g.tenantId, clock.now())).toMatchObject({ expired: 2 });
+    const status = async (id: string) => (await t.http().get(`/v1/memory/${id}`).set(asAgent(g)).expect(200)).body.embedding_status;
+    expect(await status(first.body.id)).toBe('archived');
+    // Stored again without expires_at: back, with the vector the write computes.
+    await write({ key: 'spare_key' }).expect(200);
+    expect(await status(first.body.id)).toBe('ready');
+    // Its expiry cleared by id: back, waiting for the backfill's vector.
+    await t.http().put(`/v1/memory/${second.body.id}`).set(asAgent(g)).send({ expires_at: null }).expect(200);
+    expect(await status(second.body.id)).toBe('pending');
+    const hits = await t.http().get('/v1/memory/search').query({ q: 'where is the spare key', mode: 'vector' }).set(asAgent(g)).expect(200);
+    expect(hits.body.items.map((m: { key: string }) => m.key)).toContain('spare_key');
   });
 });

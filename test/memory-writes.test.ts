@@ -54,6 +54,8 @@ describe('memory API (seed 002)', () => {
         [1, 'create', 'v1.4.0 deployed'],
       ]);
       expect(history.body.items[0]).toMatchObject({ actor_type: 'mind_key', actor_id: f.mindKeyId });
+      // Each version is dated by the change it records, to the millisecond.
+      expect(history.body.items.map((v: { created_at: string }) => v.created_at)).toEqual([second.body.updated_at, first.body.created_at]);
     });
 
     it('the same key in another category is another memory', async () => {

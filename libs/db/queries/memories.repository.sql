@@ -195,7 +195,12 @@ from
   "memories"
 where
   "tenant_id" = $1
-  and ("mind_id", "category", "key") in (($2, $3, $4))
+  and (mind_id, category, key) in (
+    select
+      *
+    from
+      unnest($2::uuid[], $3::text[], $4::text[])
+  )
 for update;
 
 -- MemoriesRepository.takenIds

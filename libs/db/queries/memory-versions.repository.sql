@@ -18,7 +18,8 @@ insert into
     "confidence",
     "expires_at",
     "actor_type",
-    "actor_id"
+    "actor_id",
+    "created_at"
   )
 values
   (
@@ -37,7 +38,8 @@ values
     $13,
     $14,
     $15,
-    $16
+    $16,
+    $17
   );
 
 -- MemoryVersionsRepository.list

@@ -15,8 +15,12 @@ import { VectorIndexUpkeep } from './vector-index-upkeep';
  * (`EMBEDDINGS_BACKFILL_INTERVAL_MS`) and the vector index upkeep
  * (`VECTOR_INDEX_UPKEEP_INTERVAL_MS`). Each run goes over every tenant, one tenant's failure does
  * not stop the others, and a run never overlaps the previous one of its kind. With `REDIS_URL`
- * set, the worker app runs the queues instead and this runs only the index upkeep.
+ * set, the worker app runs the queues instead and this runs only the index upkeep. A job whose
+ * interval is longer than a minute runs first a minute after start, then every interval.
  */
+/** The longest wait for a job's first run after start (ms). */
+const FIRST_RUN_MS = 60_000;
+
 @Injectable()
 export class InProcessScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Scheduler');
@@ -40,6 +44,7 @@ export class InProcessScheduler implements OnApplicationBootstrap, OnApplication
 
   async onApplicationShutdown(): Promise<void> {
     for (const name of this.registry.getIntervals()) this.registry.deleteInterval(name);
+    for (const name of this.registry.getTimeouts()) this.registry.deleteTimeout(name);
     await Promise.allSettled([...this.running.values()]);
   }
 
@@ -58,16 +63,27 @@ export class InProcessScheduler implements OnApplicationBootstrap, OnApplication
     return (await this.run(QueueName.Forgetting)).totals.soft_forgotten ?? 0;
   }
 
+  /**
+   * Runs `run` every `ms`, the first time after at most {@link FIRST_RUN_MS}: a process that
+   * restarts (a laptop's) would otherwise never reach the hourly or daily runs. A run never
+   * overlaps the previous one of its kind.
+   */
   private every(job: string, ms: number, run: () => Promise<unknown>): void {
     if (ms <= 0) return;
-    const timer = setInterval(() => {
+    const once = () => {
       if (this.running.has(job)) return;
       const p = run()
         .catch((error: unknown) => this.logger.warn(`${job} failed: ${error instanceof Error ? error.message : String(error)}`))
         .finally(() => this.running.delete(job));
       this.running.set(job, p);
-    }, ms);
+    };
+    const timer = setInterval(once, ms);
     timer.unref();
     this.registry.addInterval(`engram:${job}`, timer);
+    if (ms > FIRST_RUN_MS) {
+      const first = setTimeout(once, FIRST_RUN_MS);
+      first.unref();
+      this.registry.addTimeout(`engram:${job}:first`, first);
+    }
   }
 }

@@ -63,6 +63,13 @@ function vectorAfterEdit(tier: MemoryTier, embedding: Embedding | undefined, now
   return embeddingColumns(embedding, now);
 }
 
+/** True when a change brings an expired memory (out of the vector index since it expired) back. */
+function revives(current: MemoryRow, patch: MemoryPatch, now: Date): boolean {
+  if (patch.expires_at === undefined || current.embedding_status !== 'archived' || current.tier === 'archive') return false;
+  const wasExpired = current.expires_at !== null && current.expires_at.getTime() <= now.getTime();
+  return wasExpired && (patch.expires_at === null || patch.expires_at.getTime() > now.getTime());
+}
+
 /**
  * The one writer of memories (docs/design.md §4): every path that creates or changes a memory
  * (the API's writes, the conversation stream's consolidation, generalisation, an import) goes
@@ -149,7 +156,12 @@ export class MemoryWriter {
   async change(tx: TenantTx, current: MemoryRow, patch: MemoryPatch, actor: Actor, options: { embedding?: Embedding; now: Date; kind?: MemoryChange }): Promise<MemoryRow> {
     const { payload, ...rest } = patch;
     const update: MemoryUpdate = { ...rest, ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }) };
-    if (patch.content_hash !== undefined && patch.content_hash !== current.content_hash) Object.assign(update, { compacted: false, content_z: null }, vectorAfterEdit(current.tier, options.embedding, options.now));
+    if (patch.content_hash !== undefined && patch.content_hash !== current.content_hash) {
+      Object.assign(update, { compacted: false, content_z: null }, vectorAfterEdit(current.tier, options.embedding, options.now));
+    } else if (revives(current, patch, options.now)) {
+      // The forgetting sweep took an expired memory's vector out of the index; back, it needs one again.
+      Object.assign(update, { embedding_attempts: 0 }, vectorAfterEdit(current.tier, options.embedding, options.now));
+    }
     const memory = await this.memories.update(tx, current.mind_id, current.id, update);
     await this.versions.record(tx, memory, options.kind ?? 'update', actor);
     return memory;

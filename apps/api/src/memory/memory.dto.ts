@@ -1,20 +1,9 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import {
-  BATCH_MAX_ITEMS,
-  CONTENT_MAX_BYTES,
-  KEY_MAX_LENGTH,
-  KEY_PATTERN,
-  MEMORY_CATEGORIES,
-  MEMORY_LAYERS,
-  MEMORY_PRIORITIES,
-  MEMORY_TIERS,
-  MEMORY_TYPES,
-  TAGS_MAX,
-  TAG_MAX_LENGTH,
-} from '@engram/memory';
+import { BATCH_MAX_ITEMS, MEMORY_LAYERS, MEMORY_TIERS } from '@engram/memory';
 
-import { isoDateTime, oneLine, tagText } from '../common/zod-fields';
+import { isoDateTime } from '../common/zod-fields';
+import { memoryField } from './memory-fields';
 
 // The query strings live in memory-query.dto.ts; re-exported so `./memory.dto` stays the one import.
 export {
@@ -32,36 +21,7 @@ export {
   type SearchQuery,
 } from './memory-query.dto';
 
-// Field rules of seed 002, with messages that say the rule (the API answers `<field>: <rule>`).
-
-const category = z.enum(MEMORY_CATEGORIES, { message: `must be one of ${MEMORY_CATEGORIES.join(', ')}` });
-const priority = z.enum(MEMORY_PRIORITIES, { message: `must be one of ${MEMORY_PRIORITIES.join(', ')}` });
-const memoryType = z.enum(MEMORY_TYPES, { message: `must be one of ${MEMORY_TYPES.join(', ')}` });
-
-const key = z
-  .string({ message: 'must be a string' })
-  .max(KEY_MAX_LENGTH, { message: `must be at most ${KEY_MAX_LENGTH} characters` })
-  .regex(KEY_PATTERN, { message: 'must be snake_case: a lower-case letter, then lower-case letters, digits or _' });
-
-const content = z
-  .string({ message: 'must be a string' })
-  .refine((s) => s.trim().length > 0, { message: 'must not be empty' })
-  .refine((s) => Buffer.byteLength(s, 'utf8') <= CONTENT_MAX_BYTES, {
-    message: `must be at most ${CONTENT_MAX_BYTES} bytes (32 KiB) of UTF-8`,
-  });
-
-const tags = z
-  .array(tagText(TAG_MAX_LENGTH), { message: 'must be an array of strings' })
-  .max(TAGS_MAX, { message: `must have at most ${TAGS_MAX} tags` });
-
-const confidence = z
-  .number({ message: 'must be a number from 0 to 1' })
-  .min(0, { message: 'must be from 0 to 1' })
-  .max(1, { message: 'must be from 0 to 1' });
-
-const payload = z
-  .record(z.string(), z.unknown(), { message: 'must be a JSON object' })
-  .refine((p) => Buffer.byteLength(JSON.stringify(p), 'utf8') <= 65_536, { message: 'must be at most 64 KiB as JSON' });
+const { category, priority, memoryType, key, content, tags, confidence, payload, sourceRefs, temporalContext, temporalPosition } = memoryField;
 
 /** Fields a writer may set on a memory besides its identity (category, key). */
 const writableFields = {
@@ -78,18 +38,10 @@ const writableFields = {
   expires_at: isoDateTime.nullable().optional(),
   occurred_at: isoDateTime.optional(),
   memory_type: memoryType.optional(),
-  source_refs: z
-    .array(oneLine(200), { message: 'must be an array of strings' })
-    .max(100, { message: 'must have at most 100 entries' })
-    .optional(),
-  temporal_context: oneLine(255).optional(),
+  source_refs: sourceRefs.optional(),
+  temporal_context: temporalContext.optional(),
   /** Order within the temporal context (a turn's number in its session): neighbours cue each other in search. */
-  temporal_position: z
-    .number({ message: 'must be a whole number' })
-    .int({ message: 'must be a whole number' })
-    .min(0, { message: 'must be 0 or more' })
-    .max(2_147_483_647, { message: 'must be at most 2147483647' })
-    .optional(),
+  temporal_position: temporalPosition.optional(),
   payload: payload.optional(),
 };
 

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { parse as parseContentType } from 'content-type';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ZodResponse } from 'nestjs-zod';
@@ -103,7 +104,9 @@ export class DataRightsController {
   @ApiConsumes('application/x-ndjson')
   @ApiBody({ schema: { type: 'string', description: 'the JSONL of GET /v1/tenant/export' } })
   @ZodResponse({ status: 200, type: ImportResultDto })
-  import(@CurrentPrincipal() principal: UserPrincipal, @Body() body: unknown) {
+  import(@CurrentPrincipal() principal: UserPrincipal, @Body() body: unknown, @Headers('content-type') type: string | undefined) {
+    // An empty body is not parsed at all: say it is empty, not that its type is wrong.
+    if (typeof body !== 'string' && isNdjson(type)) return this.tenantImport.import(principal, '', this.clock.now());
     if (typeof body !== 'string') {
       throw new AppError('unsupported_media_type', 'Content-Type: must be application/x-ndjson (the JSONL of GET /v1/tenant/export)', [
         { field: 'Content-Type', message: 'must be application/x-ndjson (the JSONL of GET /v1/tenant/export)' },
@@ -134,5 +137,14 @@ export class DataRightsController {
   @HttpCode(204)
   async deleteTenant(@CurrentPrincipal() principal: UserPrincipal, @Query() query: DeleteTenantQueryDto): Promise<void> {
     await this.dataRights.deleteTenant(principal, query.confirm);
+  }
+}
+
+/** True when the Content-Type header names JSONL (parameters such as a charset allowed). */
+function isNdjson(type: string | undefined): boolean {
+  try {
+    return type !== undefined && parseContentType(type).type === 'application/x-ndjson';
+  } catch {
+    return false;
   }
 }

@@ -1,7 +1,8 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { MEMORY_CATEGORIES, MEMORY_LAYERS, MEMORY_PRIORITIES, MEMORY_TIERS, MEMORY_TYPES } from '@engram/memory';
+import { MAX_STRENGTH_DAYS, MEMORY_LAYERS, MEMORY_TIERS } from '@engram/memory';
 import { isoDateTime, oneLine, once } from '../common/zod-fields';
+import { memoryField } from '../memory/memory-fields';
 
 /** The `format` and `version` of the first line of every export (the `tenant` line). */
 export const EXPORT_FORMAT = 'engram-export';
@@ -9,13 +10,16 @@ export const EXPORT_VERSION = 1;
 
 // The lines of an export, as the import reads them. Unknown fields are ignored (an export from a
 // later version stays importable); fields the import derives again (content_hash, embedding_*,
-// compacted) are ignored too.
+// compacted) are ignored too. What a memory states follows the API's rules (memory-fields.ts):
+// an import stores nothing a write would refuse; lifecycle numbers stay within what the
+// lifecycle settings can produce, so every derived time and retention stays computable.
 
 const unit = z.number({ message: 'must be a number' }).min(0, { message: 'must be between 0 and 1' }).max(1, { message: 'must be between 0 and 1' });
 const count = z.number({ message: 'must be an integer' }).int({ message: 'must be an integer' }).min(0, { message: 'must be ≥ 0' }).max(2_147_483_647);
 const when = isoDateTime;
 const stringArray = z.array(z.string({ message: 'must be a string' }), { message: 'must be an array of strings' }).max(1000);
 const jsonObject = z.record(z.string(), z.unknown(), { message: 'must be a JSON object' });
+const f = memoryField;
 
 export const TenantLineSchema = z.object({
   type: z.literal('tenant'),
@@ -39,17 +43,11 @@ export const MemoryLineSchema = z.object({
   type: z.literal('memory'),
   id: z.uuid({ message: 'must be a UUID' }),
   mind_id: z.uuid({ message: 'must be a UUID' }),
-  category: z.enum(MEMORY_CATEGORIES, { message: `must be one of ${MEMORY_CATEGORIES.join(', ')}` }),
-  key: z
-    .string({ message: 'must be a string' })
-    .max(128, { message: 'must be at most 128 characters' })
-    .regex(/^[a-z][a-z0-9_]*$/, { message: 'must be snake_case: a lower-case letter, then lower-case letters, digits or _' }),
-  content: z
-    .string({ message: 'must be a string' })
-    .min(1, { message: 'must not be empty' })
-    .refine((s) => Buffer.byteLength(s, 'utf8') <= 32768, { message: 'must be at most 32 KiB' }),
-  tags: z.array(z.string({ message: 'must be a string' }).max(64, { message: 'must be at most 64 characters' }), { message: 'must be an array of strings' }).max(100).default([]),
-  priority: z.enum(MEMORY_PRIORITIES, { message: `must be one of ${MEMORY_PRIORITIES.join(', ')}` }).default('normal'),
+  category: f.category,
+  key: f.key,
+  content: f.content,
+  tags: f.tags.default([]),
+  priority: f.priority.default('normal'),
   source: z.enum(['user', 'agent'], { message: 'must be user or agent' }).default('user'),
   verified: z.boolean({ message: 'must be true or false' }).default(false),
   confidence: unit.default(1),
@@ -58,12 +56,17 @@ export const MemoryLineSchema = z.object({
   created_at: when.optional(),
   updated_at: when.optional(),
   version: z.number({ message: 'must be an integer' }).int({ message: 'must be an integer' }).min(1, { message: 'must be ≥ 1' }).max(2_147_483_647).default(1),
-  memory_type: z.enum(MEMORY_TYPES, { message: `must be one of ${MEMORY_TYPES.join(', ')}` }).optional(),
+  memory_type: f.memoryType.optional(),
   layer: z.enum(MEMORY_LAYERS, { message: `must be one of ${MEMORY_LAYERS.join(', ')}` }).optional(),
   importance_score: unit.nullable().default(null),
   initial_retention: unit.nullable().default(null),
   current_retention: unit.nullable().default(null),
-  strength_days: z.number({ message: 'must be a number' }).positive({ message: 'must be > 0' }).nullable().default(null),
+  strength_days: z
+    .number({ message: 'must be a number' })
+    .positive({ message: 'must be > 0' })
+    .max(MAX_STRENGTH_DAYS, { message: `must be at most ${MAX_STRENGTH_DAYS} days (the longest strength lifecycle settings can give)` })
+    .nullable()
+    .default(null),
   last_reviewed: when.nullable().default(null),
   review_schedule: z.array(when, { message: 'must be an array of date-times' }).max(100).default([]),
   next_review: when.nullable().default(null),
@@ -74,12 +77,12 @@ export const MemoryLineSchema = z.object({
   forgotten_at: when.nullable().default(null),
   storage_location: z.enum(['hippocampus', 'neocortex'], { message: 'must be hippocampus or neocortex' }).default('hippocampus'),
   tier: z.enum(MEMORY_TIERS, { message: `must be one of ${MEMORY_TIERS.join(', ')}` }).default('hot'),
-  payload: jsonObject.default({}),
-  association_graph: jsonObject.default({}),
+  payload: f.payload.default({}),
+  association_graph: f.payload.default({}),
   semantic_tags: stringArray.default([]),
-  temporal_position: z.number({ message: 'must be an integer' }).int({ message: 'must be an integer' }).min(-2_147_483_648).max(2_147_483_647).nullable().default(null),
-  temporal_context: z.string({ message: 'must be a string' }).max(1000).nullable().default(null),
-  source_refs: stringArray.default([]),
+  temporal_position: f.temporalPosition.nullable().default(null),
+  temporal_context: f.temporalContext.nullable().default(null),
+  source_refs: f.sourceRefs.default([]),
   retention_at: when.nullable().default(null),
   importance_source: z.enum(['caller', 'explicit_save', 'llm', 'llm_regex', 'rules'], { message: 'must be caller, explicit_save, llm, llm_regex or rules' }).nullable().default(null),
   emotional_weight: unit.nullable().default(null),
@@ -92,14 +95,14 @@ export const MemoryVersionLineSchema = z.object({
   memory_id: z.uuid({ message: 'must be a UUID' }),
   version: z.number({ message: 'must be an integer' }).int({ message: 'must be an integer' }).min(1, { message: 'must be ≥ 1' }).max(2_147_483_647),
   change: z.enum(['create', 'update', 'verify'], { message: 'must be create, update or verify' }),
-  category: z.enum(MEMORY_CATEGORIES, { message: `must be one of ${MEMORY_CATEGORIES.join(', ')}` }),
-  key: z.string({ message: 'must be a string' }).max(128, { message: 'must be at most 128 characters' }),
-  content: z.string({ message: 'must be a string' }).refine((s) => Buffer.byteLength(s, 'utf8') <= 32768, { message: 'must be at most 32 KiB' }),
-  tags: stringArray,
-  priority: z.enum(MEMORY_PRIORITIES, { message: `must be one of ${MEMORY_PRIORITIES.join(', ')}` }),
+  category: f.category,
+  key: f.key,
+  content: f.content,
+  tags: f.tags,
+  priority: f.priority,
   source: z.enum(['user', 'agent'], { message: 'must be user or agent' }),
   verified: z.boolean({ message: 'must be true or false' }),
-  confidence: unit,
+  confidence: f.confidence,
   expires_at: when.nullable().default(null),
   actor_type: z.enum(['user', 'mind_key', 'system'], { message: 'must be user, mind_key or system' }),
   actor_id: z.uuid({ message: 'must be a UUID' }).nullable().default(null),

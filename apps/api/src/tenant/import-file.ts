@@ -54,6 +54,12 @@ function readLine(n: number, raw: string, seenTenant: boolean): { type: LineType
 class ImportContents {
   readonly out: ParsedImport = { minds: [], memories: [], versions: new Map() };
   seenTenant = false;
+  /** A memory stored after this instant cannot be in an export made before it (a few minutes of clock skew allowed). */
+  private readonly latest: number;
+
+  constructor(now: Date) {
+    this.latest = now.getTime() + 5 * 60_000;
+  }
   private readonly mindIds = new Set<string>();
   private readonly mindNames = new Set<string>();
   private readonly memoryIds = new Map<string, MemoryLine & { line: number }>();
@@ -81,6 +87,10 @@ class ImportContents {
 
   private addMemory(n: number, memory: MemoryLine): void {
     if (!this.mindIds.has(memory.mind_id)) throw lineError(n, 'mind_id', 'names no mind line above it');
+    for (const field of ['created_at', 'updated_at'] as const) {
+      const at = memory[field];
+      if (at !== undefined && Date.parse(at) > this.latest) throw lineError(n, field, 'must not be in the future');
+    }
     if (this.memoryIds.has(memory.id)) throw lineError(n, 'id', 'this memory is already in the file');
     const key = `${memory.mind_id}/${memory.category}/${memory.key}`;
     if (this.memoryKeys.has(key)) throw lineError(n, 'key', 'this (mind, category, key) is already in the file');
@@ -105,11 +115,12 @@ class ImportContents {
 
 /**
  * Parses and validates an export file: one JSON object a line, `type` naming its schema
- * (data-rights.dto LINE_SCHEMAS), ids and keys unique within the file.
+ * (data-rights.dto LINE_SCHEMAS), ids and keys unique within the file, no memory stored after
+ * `now`.
  * @throws AppError 400 naming the line and field of the first bad line
  */
-export function parseImportFile(text: string): ParsedImport {
-  const contents = new ImportContents();
+export function parseImportFile(text: string, now: Date): ParsedImport {
+  const contents = new ImportContents(now);
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const raw = (lines[i] as string).replace(/\r$/, '');

@@ -46,7 +46,7 @@ export class TenantImport {
    * @throws AppError 400 naming the line and field of the first bad line; nothing is stored then.
    */
   async import(principal: UserPrincipal, text: string, now: Date): Promise<ImportResult> {
-    const file = parseImportFile(text);
+    const file = parseImportFile(text, now);
     try {
       return await this.tenantDb.run(principal.tenantId, async (tx) => {
         const result: ImportResult = { minds: { created: 0, matched: 0 }, memories: { created: 0, updated: 0, unchanged: 0 }, versions: { created: 0 }, settings: 'absent' };
@@ -122,6 +122,7 @@ export class TenantImport {
       }
       await this.writer.change(tx, row, patch, importer, { now });
       result.memories.updated += 1;
+      result.versions.created += 1;
     }
     if (restored.length === 0) return;
     result.versions.created += await this.writer.restore(tx, restored);

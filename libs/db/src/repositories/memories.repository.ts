@@ -54,7 +54,11 @@ export class MemoriesRepository {
     return scoped(tx, mindId).where('category', '=', category).where('key', '=', key).forUpdate().executeTakeFirst();
   }
 
-  /** The memories of these identities in any of the tenant's minds, row-locked (an import's matching). */
+  /**
+   * The memories of these identities in any of the tenant's minds, row-locked (an import's
+   * matching). The identities travel as three arrays: PGlite fails on a list of a few hundred row
+   * constructors (`(a, b, c) in ((...), (...))`), and one plan serves every size.
+   */
   @GenerateSql({ params: [[{ mind_id: M, category: 'note', key: 'k' }]] })
   findByKeysForUpdate(tx: TenantTx, keys: readonly MemoryIdentity[]): Promise<MemoryRow[]> {
     if (keys.length === 0) return Promise.resolve([]);
@@ -62,7 +66,9 @@ export class MemoriesRepository {
       .selectFrom('memories')
       .select(MEMORY_COLUMNS)
       .where('tenant_id', '=', tx.tenantId)
-      .where((eb) => eb(eb.refTuple('mind_id', 'category', 'key'), 'in', keys.map((k) => eb.tuple(k.mind_id, k.category, k.key))))
+      .where(
+        sql<boolean>`(mind_id, category, key) in (select * from unnest(${keys.map((k) => k.mind_id)}::uuid[], ${keys.map((k) => k.category)}::text[], ${keys.map((k) => k.key)}::text[]))`,
+      )
       .forUpdate()
       .execute();
   }

@@ -40,7 +40,7 @@ export type NewMemoryVersion = Omit<Insertable<MemoryVersionsTable>, 'tenant_id'
 const INSERT_CHUNK = 500;
 
 const M = SAMPLE.uuid;
-const SAMPLE_ROW = { id: M, version: 1, mind_id: M, category: 'note', key: 'k', content: 'c', tags: [], priority: 'normal', source: 'agent', verified: false, confidence: 0.7, expires_at: null } as unknown as MemoryRow;
+const SAMPLE_ROW = { id: M, version: 1, mind_id: M, category: 'note', key: 'k', content: 'c', tags: [], priority: 'normal', source: 'agent', verified: false, confidence: 0.7, expires_at: null, updated_at: SAMPLE.date } as unknown as MemoryRow;
 
 @Injectable()
 export class MemoryVersionsRepository {
@@ -66,6 +66,8 @@ export class MemoryVersionsRepository {
         expires_at: memory.expires_at,
         actor_type: actor.type,
         actor_id: actor.id,
+        // The instant of the change it records, as the memory has it (not the database's clock).
+        created_at: memory.updated_at,
       })
       .execute();
   }

@@ -51,7 +51,8 @@ export function episodeMemory(
     occurredAt: entry.entered_at,
     now: ctx.now,
     memoryType: 'episodic',
-    sourceRefs: entry.message_ids,
+    // The newest 100 (a memory's limit): a chunk rehearsed many times holds more; the log keeps them all.
+    sourceRefs: entry.message_ids.slice(-100),
     temporalContext: `conversation ${ctx.conversationId}`.slice(0, 255),
     payload: episodicPayload({
       content: entry.content,

@@ -10,9 +10,19 @@ const unit = z.number().min(0).max(1);
 const positive = z.number().positive();
 /** Bounded so that every derived time stays a real date (review slots, strengths, windows). */
 const hours = z.number().positive().max(87_600, { message: 'must be at most 87600 hours (10 years)' });
-const days = z.number().positive().max(36_500, { message: 'must be at most 36500 days (100 years)' });
+const MAX_DAYS = 36_500;
+const MAX_FACTOR = 1000;
+const MAX_SYNAPTIC_FACTOR = 10;
+/**
+ * The longest strength (days) a memory can have under any valid settings: the largest base
+ * strength × the largest layer coefficient × the largest synaptic factor. What an import may
+ * bring; beyond it the retention maths would overflow.
+ */
+export const MAX_STRENGTH_DAYS = MAX_DAYS * MAX_FACTOR * MAX_SYNAPTIC_FACTOR;
+
+const days = z.number().positive().max(MAX_DAYS, { message: 'must be at most 36500 days (100 years)' });
 const seconds = z.number().min(0).max(31_536_000, { message: 'must be at most 31536000 seconds (a year)' });
-const factor = z.number().positive().max(1000);
+const factor = z.number().positive().max(MAX_FACTOR);
 const layerNumbers = z.object({ working: factor, short_term: factor, long_term: factor }).strict();
 
 export const lifecycleConfigSchema = z
@@ -96,7 +106,7 @@ export const lifecycleConfigSchema = z
         stm_max_seconds: seconds.refine((s) => s > 0, { message: 'must be positive' }),
         sleep_cycle_min_seconds: seconds,
         /** Synaptic consolidation: strength × synaptic_factor once, within synaptic_window_hours. */
-        synaptic_factor: z.number().min(1).max(10),
+        synaptic_factor: z.number().min(1).max(MAX_SYNAPTIC_FACTOR),
         synaptic_window_hours: hours,
         /** Word-set similarity (0..1) at which a new episode reinforces an existing memory instead. */
         near_duplicate_similarity: unit,

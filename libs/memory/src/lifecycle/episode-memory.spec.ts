@@ -1,0 +1,43 @@
+import { episodeKey, episodeMemory, fitContent } from './episode-memory';
+import type { SourcedStmEntry } from './stm-step';
+
+const T0 = new Date('2026-04-01T09:00:00.000Z');
+const entry = (over: Partial<SourcedStmEntry> = {}): SourcedStmEntry => ({
+  id: '0190a000-0000-7000-8000-000000000042',
+  content: 'Caroline: I love hiking in the Alps every summer',
+  speaker: 'Caroline',
+  message_ids: ['m1'],
+  importance: 0.8,
+  importance_source: 'llm',
+  emotion: 0.5,
+  association: 0.1,
+  utility: 0.3,
+  mentions: 1,
+  rehearsal_count: 0,
+  decay_factor: 0.85,
+  entered_at: T0,
+  last_rehearsed_at: T0,
+  chunk: null,
+  ...over,
+});
+const ctx = { mindId: 'mind', conversationId: 'c1', writer: 'agent' as const, trigger: 'importance' as const, score: 0.7, similar: ['a', 'b', 'c', 'd'], now: T0 };
+
+describe('the episode an STM entry consolidates into (seed 000)', () => {
+  it('is an episodic memory of its speaker, keyed by the entry, on the entry\'s time, strengthened synaptically', () => {
+    const m = episodeMemory(entry(), ctx);
+    expect(m).toMatchObject({ key: episodeKey(entry().id), category: 'preference', memoryType: 'episodic', tags: ['Caroline'], occurredAt: T0, synaptic: true, importance: { score: 0.8, path: 'llm' } });
+    expect((m.payload as { associations: { similar_events: string[] } }).associations.similar_events).toEqual(['a', 'b', 'c']);
+  });
+
+  it('keeps the newest 100 message ids: a memory\'s source_refs limit', () => {
+    const ids = Array.from({ length: 195 }, (_, i) => `m${i}`);
+    const m = episodeMemory(entry({ message_ids: ids }), ctx);
+    expect(m.sourceRefs).toEqual(ids.slice(-100));
+  });
+
+  it('fits an over-long text to 32 KiB of UTF-8, on a character boundary', () => {
+    const fitted = fitContent('é'.repeat(20_000));
+    expect(Buffer.byteLength(fitted, 'utf8')).toBeLessThanOrEqual(32 * 1024);
+    expect(fitted.endsWith('…')).toBe(true);
+  });
+});
