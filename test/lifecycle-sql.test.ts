@@ -221,6 +221,8 @@ describe('lifecycle SQL agrees with libs/memory', () => {
       anchorDaysAgo: fc.double({ min: 0, max: 60, noNaN: true }),
       forgotten: fc.boolean(),
       expiresInHours: fc.option(fc.oneof(fc.double({ min: -500, max: 500, noNaN: true }), fc.constant(0)), { nil: null }),
+      // The grace: the first review slot ahead, behind, or no schedule at all.
+      firstReviewInHours: fc.option(fc.oneof(fc.double({ min: -200, max: 200, noNaN: true }), fc.constant(0)), { nil: null }),
     });
     const rows = fc.sample(arb, { numRuns: 300, seed: 11 });
     await tenants.run(tenant, (tx) => new MemoriesRepository().deleteForMind(tx, mind));
@@ -230,13 +232,15 @@ describe('lifecycle SQL agrees with libs/memory', () => {
       const expiresAt = r.expiresInHours === null ? null : new Date(now.getTime() + r.expiresInHours * 3_600_000);
       const strength = layerStrengthDays('short_term', config);
       const retention = r.retention === null ? null : currentRetention({ current_retention: r.retention, retention_at: anchor, strength_days: strength, access_count: 0 }, now, config);
+      const firstReview = r.firstReviewInHours === null ? null : new Date(now.getTime() + r.firstReviewInHours * 3_600_000);
+      const schedule = firstReview === null ? [] : [firstReview, new Date(firstReview.getTime() + 6 * 3_600_000)];
       return {
-        want: { soft: softForgets({ retention, priority: r.priority, forgotten_at: r.forgotten ? anchor : null }, config), expired: isExpired(expiresAt, now) },
+        want: { soft: softForgets({ retention, priority: r.priority, forgotten_at: r.forgotten ? anchor : null, first_review: firstReview }, now, config), expired: isExpired(expiresAt, now) },
         seed: {
           key: `s${i}`,
           priority: r.priority,
           storedAt: new Date(now.getTime() - 90 * 86_400_000),
-          state: { layer: 'short_term' as const, current_retention: r.retention, retention_at: r.retention === null ? null : anchor, strength_days: r.retention === null ? null : strength, access_count: 0, forgotten_at: r.forgotten ? anchor : null, expires_at: expiresAt },
+          state: { layer: 'short_term' as const, current_retention: r.retention, retention_at: r.retention === null ? null : anchor, strength_days: r.retention === null ? null : strength, access_count: 0, forgotten_at: r.forgotten ? anchor : null, expires_at: expiresAt, review_schedule: schedule, next_review: schedule[0] ?? null },
         },
       };
     });

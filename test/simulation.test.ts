@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { ManualClock } from '@engram/config';
 import { ForgettingJob } from '@engram/jobs';
-import { DEFAULT_LIFECYCLE, classifyLayer, layerStrengthDays, retentionAt } from '@engram/memory';
+import { DEFAULT_LIFECYCLE, classifyLayer, layerStrengthDays, retentionAt, reviewIntervalsHours } from '@engram/memory';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
 const DAY = 86_400_000;
@@ -149,5 +149,90 @@ describe('90-day simulation on an injectable clock', () => {
     const search = await t.http().get('/v1/memory/search').query({ q: lost?.content.replace(/[^\w ]/g, ' '), mode: 'all', limit: 100 }).set(asAgent(f)).expect(200);
     const found = search.body.items.find((m: { id: string }) => m.id === lost?.id);
     expect(found).toMatchObject({ forgotten_at: null, layer: 'short_term' });
+  });
+
+  // Reinforcement that holds (docs/lifecycle.md "Reinforcement"): each route by which a memory used
+  // to be forgotten again at the very next sweep, on the same clock.
+  describe('reinforcement that holds', () => {
+    type Row = { forgotten_at: Date | null; next_review: Date | null; layer: string; current_retention: number; review_schedule: Date[]; access_count: number };
+    const row = async (id: string) =>
+      (await owner.query<Row>('select forgotten_at, next_review, layer, current_retention, review_schedule, access_count from memories where id = $1', [id])).rows[0] as Row;
+    const at = (ms: number) => {
+      clock.set(new Date(ms));
+      return clock.now();
+    };
+    const sweepAt = async (tenantId: string, ms: number) => t.app.get(ForgettingJob).run(tenantId, at(ms));
+    const store = async (g: TenantFixture, key: string, importance: number) =>
+      (await t.http().post('/v1/memory').set(asAgent(g)).send({ category: 'fact', key, content: `The user said ${key}`, importance }).expect(201)).body.id as string;
+    // Sweeps from `from` to `to` (every 10 minutes, or 60 sweeps in all when that is longer, and one
+    // at `to`): the first instant (ms) at which the memory is forgotten, if any.
+    const forgottenBetween = async (tenantId: string, id: string, from: number, to: number) => {
+      const step = Math.max(600_000, (to - from) / 60);
+      const instants: number[] = [];
+      for (let ms = from; ms < to; ms += step) instants.push(ms);
+      if (to >= from) instants.push(to);
+      for (const ms of instants) {
+        await sweepAt(tenantId, ms);
+        if ((await row(id)).forgotten_at) return ms;
+      }
+      return null;
+    };
+
+    it('a new memory is not forgotten before its first review slot has passed unreviewed', async () => {
+      const g = await createTenant(t, 'grace');
+      const born = clock.now().getTime() + DAY;
+      at(born);
+      // Importance 0.25: retention starts under the 0.3 threshold.
+      const id = await store(g, 'grace_low', 0.25);
+      const first = (await row(id)).review_schedule[0] as Date;
+      expect(first.getTime() - born).toBeCloseTo(3_600_000 * (1 - 0.25 * 0.3), -3);
+      expect(await forgottenBetween(g.tenantId, id, born + 300_000, first.getTime() - 1)).toBeNull();
+      await sweepAt(g.tenantId, first.getTime() + 60_000);
+      expect((await row(id)).forgotten_at).not.toBeNull();
+    });
+
+    it('a read of a soft-forgotten memory revives it until its next review slot (calibrated and seed presets)', async () => {
+      for (const preset of ['calibrated', 'seed'] as const) {
+        const g = await createTenant(t, `revive-${preset}`);
+        await t.http().put('/v1/tenant/settings/lifecycle').set({ Authorization: `Bearer ${g.token}` }).send({ retention: { preset } }).expect(200);
+        const born = clock.now().getTime() + DAY;
+        at(born);
+        // A long-term memory: under the seed preset (S = 0.2 d) it falls under 0.3 in about a day.
+        const id = await store(g, `fact_${preset}`, 0.9);
+        const forgotten = await forgottenBetween(g.tenantId, id, born + 600_000, born + 400 * DAY);
+        expect(forgotten).not.toBeNull();
+        const read = at((forgotten as number) + 3_600_000).getTime();
+        const got = await t.http().get(`/v1/memory/${id}`).set(asAgent(g)).expect(200);
+        expect(got.body.forgotten_at).toBeNull();
+        const after = await row(id);
+        expect(after.current_retention).toBeGreaterThanOrEqual(0.3);
+        // With its schedule used up, the horizon is the schedule's longest interval.
+        const horizon = after.next_review ? after.next_review.getTime() : read + Math.max(...reviewIntervalsHours(0.9, DEFAULT_LIFECYCLE)) * 3_600_000;
+        // Not forgotten at any sweep before its next review slot.
+        expect(await forgottenBetween(g.tenantId, id, read + 600_000, horizon - 1)).toBeNull();
+      }
+    });
+
+    it('promotion on the third access clears forgetting only with retention over the threshold, and it lasts', async () => {
+      const g = await createTenant(t, 'promote');
+      const born = clock.now().getTime() + DAY;
+      at(born);
+      const id = await store(g, 'promoted_fact', 0.25);
+      let cursor = born;
+      for (let access = 1; access <= 3; access++) {
+        const forgotten = await forgottenBetween(g.tenantId, id, cursor + 600_000, cursor + 3 * DAY);
+        expect({ access, forgotten: forgotten !== null }).toEqual({ access, forgotten: true });
+        cursor = at((forgotten as number) + 60_000).getTime();
+        const got = await t.http().get(`/v1/memory/${id}`).set(asAgent(g)).expect(200);
+        expect(got.body.forgotten_at).toBeNull();
+        const after = await row(id);
+        expect(after.current_retention).toBeGreaterThanOrEqual(0.3);
+        if (access < 3) expect(after.layer).toBe('working');
+        else expect(after.layer).toBe('short_term');
+        const horizon = after.next_review ? after.next_review.getTime() : cursor + Math.max(...reviewIntervalsHours(0.25, DEFAULT_LIFECYCLE)) * 3_600_000;
+        expect(await forgottenBetween(g.tenantId, id, cursor + 600_000, horizon - 1)).toBeNull();
+        cursor = horizon - 1;
+      }
+    });
   });
 });

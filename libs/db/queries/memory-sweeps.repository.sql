@@ -52,6 +52,10 @@ where
         forgotten_at is null
         and priority <> 'critical'
         and current_retention is not null
+        and (
+          cardinality(review_schedule) = 0
+          or review_schedule[1] <= $4::timestamptz
+        )
         and coalesce(
           engram_retention_at (
             current_retention,
@@ -59,16 +63,16 @@ where
             engram_effective_strength (
               strength_days,
               access_count,
-              $4::float8,
-              $5::float8
+              $5::float8,
+              $6::float8
             ),
-            $6::timestamptz
+            $7::timestamptz
           ),
           1
-        ) < $7::float8
+        ) < $8::float8
       )
     limit
-      $8
+      $9
     for update
       skip locked
   );

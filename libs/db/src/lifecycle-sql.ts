@@ -35,10 +35,12 @@ export function expiredSql(at: Date): RawBuilder<boolean> {
 
 /**
  * True when the forgetting sweep soft-forgets the row at `now` (libs/memory `softForgets`): not
- * forgotten yet, retention tracked, not critical, retention now below the soft threshold.
+ * forgotten yet, retention tracked, not critical, past its first review slot, retention now below
+ * the soft threshold.
  */
 export function softForgettableSql(config: LifecycleConfig, now: Date): RawBuilder<boolean> {
   return sql<boolean>`(forgotten_at is null and priority <> 'critical' and current_retention is not null
+    and (cardinality(review_schedule) = 0 or review_schedule[1] <= ${now}::timestamptz)
     and ${retentionNowSql(config, now)} < ${config.forgetting.soft_threshold}::float8)`;
 }
 
@@ -51,8 +53,9 @@ export function leavesVectorIndexSql(now: Date): RawBuilder<boolean> {
 export const bornAtSql = sql<Date>`least(occurred_at, created_at)`;
 
 /**
- * The SET clause of one access (libs/memory `applyAccess`), every expression over the row's
- * own columns so that concurrent accesses of one memory serialise on its row lock and none is lost.
+ * The SET clause of one access (libs/memory `applyAccess`, with its revival: `revive`,
+ * `revivalHorizonHours`), every expression over the row's own columns so that concurrent
+ * accesses of one memory serialise on its row lock and none is lost.
  */
 export function accessSetSql(config: LifecycleConfig, now: Date) {
   const rNow = retentionNowSql(config, now);
@@ -66,18 +69,33 @@ export function accessSetSql(config: LifecycleConfig, now: Date) {
       or coalesce(importance_score, 0) >= ${p.importance}::float8))`;
   const c = config.retention.coefficients;
   const upRatio = sql<number>`(case layer when 'working' then ${c.short_term / c.working}::float8 else ${c.long_term / c.short_term}::float8 end)`;
+  const promoted = sql<number>`(case when ${promote} then round((strength_days * ${upRatio})::numeric, 12)::float8 else strength_days end)`;
+  const nextReview = sql<Date>`(case when ${due} then engram_next_review_after(review_schedule, ${now}::timestamptz) else next_review end)`;
+  // Revival: the horizon, the strength factor after this access, the retention that lasts it
+  // (a subnormal importance counts as 0: PostgreSQL's float8 product raises on underflow).
+  const r = config.review;
+  const theta = config.forgetting.soft_threshold;
+  const horizon = sql<number>`(case when ${nextReview} is not null then greatest(0, extract(epoch from (${nextReview} - ${now}::timestamptz)) / 3600.0)
+      else greatest(${r.min_interval_hours}::float8, ${Math.max(...r.base_intervals_hours)}::float8 * (1 - (case when importance_score > 1e-300 then importance_score else 0 end) * ${r.importance_factor}::float8)) end)`;
+  const factor = sql<number>`(engram_effective_strength(${promoted}, least(access_count::bigint + 1, 2147483647)::int, ${config.retention.access_reinforcement}::float8, ${config.retention.access_cap}::float8) / ${promoted})`;
+  // exp's argument is capped: beyond, the needed retention exceeds 1 anyway (and exp would overflow).
+  const needed = sql<number>`(${theta * (1 + 1e-9)}::float8 * exp(least(${horizon} / (24 * ${promoted} * ${factor}), 50)))`;
+  const below = sql<boolean>`(${theta}::float8 > 0 and (${rNow} < ${theta}::float8 or forgotten_at is not null))`;
+  const revivedR = sql<number>`(case when not ${below} then ${newR} when ${needed} <= 1 then greatest(${newR}, ${needed}) else 1 end)`;
+  const lnInverse = theta > 0 ? Math.log(1 / theta) : 1;
+  const revivedS = sql<number>`(case when ${below} and ${needed} > 1 then greatest(${promoted}, round((${horizon} / (24 * ${lnInverse}::float8) / ${factor})::numeric, 12)::float8) else ${promoted} end)`;
   return {
     // Saturating: a count imported at the top of `integer` must not turn a read into an error.
     access_count: sql<number>`least(access_count::bigint + 1, 2147483647)::int`,
     last_accessed: sql<Date>`${now}::timestamptz`,
-    current_retention: sql<number>`(case when current_retention is null then null else ${newR} end)`,
+    current_retention: sql<number>`(case when current_retention is null or strength_days is null then current_retention else ${revivedR} end)`,
     retention_at: sql<Date>`(case when current_retention is null then retention_at else ${now}::timestamptz end)`,
     review_count: sql<number>`least(review_count::bigint + (case when ${due} then 1 else 0 end), 2147483647)::int`,
     last_reviewed: sql<Date>`(case when ${due} then ${now}::timestamptz else last_reviewed end)`,
-    next_review: sql<Date>`(case when ${due} then engram_next_review_after(review_schedule, ${now}::timestamptz) else next_review end)`,
+    next_review: nextReview,
     layer: sql<'working' | 'short_term' | 'long_term'>`(case when ${promote} then (case layer when 'working' then 'short_term' else 'long_term' end) else layer end)`,
-    strength_days: sql<number>`(case when ${promote} and strength_days is not null then round((strength_days * ${upRatio})::numeric, 12)::float8 else strength_days end)`,
-    forgotten_at: sql<Date>`(case when ${promote} or ${newR} >= ${config.forgetting.soft_threshold}::float8 then null else forgotten_at end)`,
+    strength_days: sql<number>`(case when strength_days is null then null when current_retention is null then ${promoted} else ${revivedS} end)`,
+    forgotten_at: sql<Date>`(case when current_retention is not null and strength_days is not null and ${revivedR} >= ${theta}::float8 then null else forgotten_at end)`,
     // libs/memory tierAfterAccess: an archived memory is rehydrated, warm and back in the vector index.
     tier: sql<'hot' | 'warm' | 'cold' | 'archive'>`(case when tier = 'archive' then 'warm' else tier end)`,
     embedding_status: sql<'pending' | 'ready' | 'failed' | 'archived'>`(case when tier = 'archive' and embedding_status = 'archived' then 'pending' else embedding_status end)`,

@@ -256,7 +256,7 @@ export class ConversationStream {
     const candidates = await this.similar(tx, scope, entry.content, config);
     const near = candidates.find((m) => wordSimilarity(words, m.content) >= config.consolidation.near_duplicate_similarity);
     if (near) {
-      await this.writer.reinforce(tx, near, entry.message_ids, now, config);
+      await this.writer.reinforce(tx, near, entry.message_ids, entry.importance, now, config);
       return { ...outcome, memory_id: near.id, key: near.key, status: 'reinforced' };
     }
     // A local embedder costs nothing here; a remote one is left to the backfill, outside this transaction.

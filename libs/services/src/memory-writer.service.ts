@@ -14,6 +14,7 @@ import {
   type TenantTx,
 } from '@engram/db';
 import {
+  applyRepetition,
   memoryChange,
   newMemory,
   provenanceOf,
@@ -25,6 +26,7 @@ import {
   type MemoryTier,
   type NewMemoryFields,
   type NewMemoryInput,
+  type RetentionState,
 } from '@engram/memory';
 import { AppError } from './app-error';
 import type { MemoryScope } from './memory-scope';
@@ -61,6 +63,27 @@ function insertable(fields: NewMemoryFields, embedding: Embedding | undefined, n
 function vectorAfterEdit(tier: MemoryTier, embedding: Embedding | undefined, now: Date) {
   if (!embedding?.vector && tier === 'archive') return { embedding: null, embedding_model: embedding?.model ?? null, embedding_status: 'archived' as const, embedded_at: null };
   return embeddingColumns(embedding, now);
+}
+
+/** A stored memory's lifecycle as libs/memory reads it; undefined for a row without lifecycle fields. */
+function retentionStateOf(row: MemoryRow): RetentionState | undefined {
+  if (row.current_retention === null || row.retention_at === null || row.strength_days === null || row.last_reviewed === null) return undefined;
+  return {
+    importance_score: row.importance_score ?? 0,
+    layer: row.layer,
+    priority: row.priority,
+    current_retention: row.current_retention,
+    retention_at: row.retention_at,
+    strength_days: row.strength_days,
+    access_count: row.access_count,
+    last_accessed: row.last_accessed,
+    last_reviewed: row.last_reviewed,
+    review_schedule: row.review_schedule,
+    next_review: row.next_review,
+    review_count: row.review_count,
+    forgotten_at: row.forgotten_at,
+    born_at: row.occurred_at.getTime() < row.created_at.getTime() ? row.occurred_at : row.created_at,
+  };
 }
 
 /** True when a change brings an expired memory (out of the vector index since it expired) back. */
@@ -174,14 +197,40 @@ export class MemoryWriter {
   }
 
   /**
-   * A memory that a consolidation repeated is reinforced instead of copied (seed 000
-   * "integrate with existing LTM"): an access (libs/memory `applyAccess`), and the messages join
-   * its `source_refs` (the newest 100). Not a new version: what it states is unchanged.
+   * A memory that a consolidation repeated is reinforced instead of copied (seed 000 "integrate
+   * with existing LTM"): libs/memory `applyRepetition` (an access whose review counts, the
+   * memory at least as important as the repetition), and the messages join its `source_refs`
+   * (the newest 100). Not a new version: what it states is unchanged.
+   *
+   * @param importance 0..1, the repeating entry's importance
    */
-  async reinforce(tx: TenantTx, memory: Pick<MemoryRow, 'id' | 'mind_id' | 'source_refs'>, messageIds: readonly string[], now: Date, config: LifecycleConfig): Promise<void> {
-    await this.memories.recordAccess(tx, memory.mind_id, [memory.id], now, config, { returning: false });
-    const refs = [...new Set([...memory.source_refs, ...messageIds])].slice(-100);
-    await this.memories.update(tx, memory.mind_id, memory.id, { source_refs: refs });
+  async reinforce(tx: TenantTx, memory: Pick<MemoryRow, 'id' | 'mind_id'>, messageIds: readonly string[], importance: number, now: Date, config: LifecycleConfig): Promise<void> {
+    const row = await this.memories.findById(tx, memory.mind_id, memory.id, { forUpdate: true });
+    if (!row) return;
+    const refs = [...new Set([...row.source_refs, ...messageIds])].slice(-100);
+    const state = retentionStateOf(row);
+    if (!state) {
+      await this.memories.recordAccess(tx, row.mind_id, [row.id], now, config, { returning: false });
+      await this.memories.update(tx, row.mind_id, row.id, { source_refs: refs });
+      return;
+    }
+    const next = applyRepetition(state, importance, now, config, row.synaptic_consolidated);
+    await this.memories.update(tx, row.mind_id, row.id, {
+      source_refs: refs,
+      importance_score: next.importance_score,
+      layer: next.layer,
+      current_retention: next.current_retention,
+      retention_at: next.retention_at,
+      strength_days: next.strength_days,
+      access_count: next.access_count,
+      last_accessed: next.last_accessed,
+      review_count: next.review_count,
+      last_reviewed: next.last_reviewed,
+      next_review: next.next_review,
+      forgotten_at: next.forgotten_at,
+      // As any access: an archived memory is rehydrated (libs/memory tierAfterAccess).
+      ...(row.tier === 'archive' ? { tier: 'warm' as const, ...(row.embedding_status === 'archived' ? { embedding_status: 'pending' as const, embedding_attempts: 0 } : {}) } : {}),
+    });
   }
 
   /**

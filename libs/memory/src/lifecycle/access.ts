@@ -2,7 +2,8 @@ import type { MemoryLayer, MemoryPriority } from '../memory.constants';
 import type { LifecycleConfig } from './lifecycle-config';
 import { layerRank, nextLayer } from './layers';
 import { effectiveStrengthDays, retentionAt } from './retention';
-import { nextReviewAfter } from './review';
+import { reencodeLifecycle } from './encode';
+import { nextReviewAfter, reviewIntervalsHours } from './review';
 
 const HOUR_MS = 3_600_000;
 
@@ -56,6 +57,43 @@ export function promotes(state: Pick<RetentionState, 'layer' | 'access_count' | 
 }
 
 /**
+ * How long a revived memory must last (hours from `now`): until its next review slot, or, when its
+ * schedule is used up, for its schedule's longest interval (the importance-scaled last base interval).
+ */
+export function revivalHorizonHours(state: Pick<RetentionState, 'importance_score'>, nextReview: Date | null, now: Date, config: LifecycleConfig): number {
+  if (nextReview) return Math.max(0, nextReview.getTime() - now.getTime()) / HOUR_MS;
+  return Math.max(...reviewIntervalsHours(state.importance_score, config));
+}
+
+/**
+ * Revival (ours, against PowerMem's most-filed complaint, "reinforcement never applied";
+ * docs/lifecycle.md "Reinforcement"): an access that finds a memory below the soft threshold θ
+ * (soft-forgotten, or about to be) lifts the retention it leaves (`retention`, after any review)
+ * so that it survives the revival horizon ({@link revivalHorizonHours}):
+ * retention becomes at least `θ·(1 + 10⁻⁹) · exp(h / (24·S_eff))`, so that it reaches θ no sooner than the
+ * horizon. When even R = 1 would not last that long, the strength S rises to what does:
+ * `S = h / (24·ln(1/θ)) / (S_eff / S)`.
+ *
+ * @returns the retention and strength after the revival (unchanged when none is needed)
+ */
+export function revive(
+  retention: number,
+  strengthDays: number,
+  accessCount: number,
+  horizonHours: number,
+  config: LifecycleConfig,
+): { retention: number; strength_days: number } {
+  const theta = config.forgetting.soft_threshold;
+  if (theta <= 0) return { retention, strength_days: strengthDays };
+  const factor = effectiveStrengthDays(strengthDays, accessCount, config) / strengthDays;
+  // A relative margin of 1e-9 so that float noise (the sweeps re-anchor retention) never puts it under θ early.
+  const needed = theta * (1 + 1e-9) * Math.exp(horizonHours / (24 * strengthDays * factor));
+  if (needed <= 1) return { retention: Math.max(retention, needed), strength_days: strengthDays };
+  const strength = Math.round((horizonHours / (24 * Math.log(1 / theta)) / factor) * 1e12) / 1e12;
+  return { retention: 1, strength_days: Math.max(strengthDays, strength) };
+}
+
+/**
  * One access (a GET, a search hit, a recall entry; docs/design.md §5 "On access"):
  * 1. retention decays to now with the strength reinforced by the accesses so far;
  * 2. `access_count`+1, `last_accessed` = now;
@@ -63,7 +101,9 @@ export function promotes(state: Pick<RetentionState, 'layer' | 'access_count' | 
  *    `last_reviewed` = now, `next_review` = the next slot after now;
  * 4. the curve is re-anchored at now;
  * 5. promotion one layer up when {@link promotes}; S scales with the layer's coefficient;
- *    promotion clears forgetting, and so does retention climbing back over the threshold.
+ * 6. a memory found below the soft threshold is revived ({@link revive}) to last until its next
+ *    review slot; forgetting is cleared exactly when retention is then at or above the threshold
+ *    (promotion alone no longer clears it).
  */
 export function applyAccess(state: RetentionState, now: Date, config: LifecycleConfig): RetentionState {
   const before = currentRetention(state, now, config);
@@ -75,17 +115,49 @@ export function applyAccess(state: RetentionState, now: Date, config: LifecycleC
     next.last_reviewed = now;
     next.next_review = nextReviewAfter(state.review_schedule, now);
   }
-  next.current_retention = retention;
   next.retention_at = now;
   if (promotes(next, now, config)) {
     const up = nextLayer(state.layer);
     const c = config.retention.coefficients;
     next.strength_days = Math.round(state.strength_days * (c[up] / c[state.layer]) * 1e12) / 1e12;
     next.layer = up;
-    next.forgotten_at = null;
   }
-  if (next.forgotten_at && retention >= config.forgetting.soft_threshold) next.forgotten_at = null;
+  // Found below the threshold (or forgotten): a review's R + 0.3·(1 − R) from R ≈ 0 lands on the
+  // threshold itself, gone again at the next sweep; revival makes it last to the next review slot.
+  const foundBelow = before < config.forgetting.soft_threshold || state.forgotten_at !== null;
+  const revived = foundBelow
+    ? revive(retention, next.strength_days, next.access_count, revivalHorizonHours(state, next.next_review, now, config), config)
+    : { retention, strength_days: next.strength_days };
+  next.current_retention = revived.retention;
+  next.strength_days = revived.strength_days;
+  if (next.forgotten_at && revived.retention >= config.forgetting.soft_threshold) next.forgotten_at = null;
   return next;
+}
+
+/**
+ * A repetition of what a memory holds (the conversation stream met it again, reworded or not;
+ * seed 000 rehearsal: repetition strengthens): an access whose review counts whatever the
+ * schedule says (`R ← R + 0.3·(1 − R)`, `review_count`+1), and the memory at least as important
+ * as the repetition (re-encoded as a rescore: its layer never goes down, its strength never
+ * drops). So a fact said four times outlives one said once (ours; docs/design.md §5).
+ *
+ * @param importance 0..1, the repetition's importance
+ * @param synaptic whether the memory was synaptically consolidated (its strength keeps the factor)
+ */
+export function applyRepetition(state: RetentionState, importance: number, now: Date, config: LifecycleConfig, synaptic = false): RetentionState {
+  const accessed = applyAccess({ ...state, next_review: now }, now, config);
+  // The forced review took the schedule's next slot after now; the stored one may be later still.
+  accessed.next_review = nextReviewAfter(state.review_schedule, now);
+  if (importance <= state.importance_score) return accessed;
+  const lifted = reencodeLifecycle({ layer: accessed.layer, synaptic }, accessed.current_retention, importance, now, config);
+  return {
+    ...accessed,
+    importance_score: importance,
+    layer: lifted.layer,
+    current_retention: lifted.current_retention,
+    strength_days: Math.max(accessed.strength_days, lifted.strength_days),
+    forgotten_at: lifted.current_retention >= config.forgetting.soft_threshold ? null : accessed.forgotten_at,
+  };
 }
 
 /** For tests and callers that compare layers. */

@@ -25,12 +25,21 @@ export function forgettingVerdict(
 /**
  * True when the forgetting sweep soft-forgets the memory now (docs/design.md §5): not forgotten
  * yet, retention tracked (`null`: a row without lifecycle fields is never forgotten), not pinned
- * (`critical`), and retention now below `forgetting.soft_threshold` (0.3).
+ * (`critical`), past its grace (its first review slot: a memory is not forgotten before it could
+ * be reviewed once; without a schedule, no grace), and retention now below
+ * `forgetting.soft_threshold` (0.3).
  *
  * @param state.retention retention now, 0..1, or null when untracked
+ * @param state.first_review the first slot of its review schedule, if any
  */
-export function softForgets(state: { retention: number | null; priority: MemoryPriority; forgotten_at: Date | null }, config: LifecycleConfig): boolean {
-  return state.forgotten_at === null && state.retention !== null && state.priority !== 'critical' && state.retention < config.forgetting.soft_threshold;
+export function softForgets(
+  state: { retention: number | null; priority: MemoryPriority; forgotten_at: Date | null; first_review: Date | null },
+  now: Date,
+  config: LifecycleConfig,
+): boolean {
+  if (state.forgotten_at !== null || state.retention === null || state.priority === 'critical') return false;
+  if (state.first_review !== null && now.getTime() < state.first_review.getTime()) return false;
+  return state.retention < config.forgetting.soft_threshold;
 }
 
 /** True when a memory has expired at `at`: its `expires_at` is at or before that instant (seed 002 "만료"). */

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { MEMORY_LAYERS, MEMORY_PRIORITIES } from '../memory.constants';
-import { applyAccess, currentRetention, type RetentionState } from './access';
+import { applyAccess, applyRepetition, currentRetention, revivalHorizonHours, type RetentionState } from './access';
+import { encodeLifecycle } from './encode';
+import { softForgets } from './forgetting';
 import { consolidationScore } from './consolidation';
 import { layerRank } from './layers';
 import { DEFAULT_LIFECYCLE, resolveLifecycle, type LifecycleConfig } from './lifecycle-config';
@@ -163,6 +165,77 @@ describe('lifecycle properties (fast-check)', () => {
           expect(buffer.length).toBeLessThanOrEqual(capacity);
           expect(buffer[buffer.length - 1]?.id).toBe(entry.id);
         }
+      }),
+    );
+  });
+
+  // Reinforcement that holds (docs/lifecycle.md "Reinforcement"): the rules of issue 15.
+  it('an access that finds a memory below the threshold keeps it at or above the threshold until its next review slot', () => {
+    fc.assert(
+      fc.property(arbState, hours(5000), ({ config, state }, at) => {
+        const now = new Date(T0 + at * 3_600_000);
+        const theta = config.forgetting.soft_threshold;
+        if (currentRetention(state, now, config) >= theta) return;
+        const after = applyAccess(state, now, config);
+        const horizon = revivalHorizonHours(state, after.next_review, now, config);
+        const until = new Date(now.getTime() + horizon * 3_600_000);
+        expect(currentRetention(after, until, config)).toBeGreaterThanOrEqual(theta - 1e-9);
+      }),
+    );
+  });
+
+  it('an access clears forgetting exactly when it leaves retention at or above the threshold, promotion or not', () => {
+    fc.assert(
+      fc.property(arbState, hours(5000), ({ config, state }, at) => {
+        const now = new Date(T0 + at * 3_600_000);
+        const after = applyAccess(state, now, config);
+        const restored = after.current_retention >= config.forgetting.soft_threshold;
+        expect(after.forgotten_at).toEqual(state.forgotten_at === null || restored ? null : state.forgotten_at);
+      }),
+    );
+  });
+
+  it('a fact said four times outlives one said once', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...presets), fc.double({ min: 0.05, max: 0.95, noNaN: true }), fc.array(hours(48), { minLength: 3, maxLength: 3 }), hours(24 * 365), (config, importance, gaps, later) => {
+        const born = new Date(T0);
+        const once: RetentionState = { ...encodeLifecycle({ importance, bornAt: born }, config), priority: 'normal', access_count: 0, last_accessed: null, forgotten_at: null, born_at: born };
+        let four = once;
+        let t = T0;
+        for (const gap of gaps) {
+          t += gap * 3_600_000;
+          four = applyRepetition(four, importance, new Date(t), config);
+        }
+        const end = new Date(t + later * 3_600_000);
+        expect(currentRetention(four, end, config)).toBeGreaterThanOrEqual(currentRetention(once, end, config));
+        expect(four.review_count).toBe(3);
+      }),
+    );
+  });
+
+  it('a repetition never lowers importance, layer or retention', () => {
+    fc.assert(
+      fc.property(arbState, unit, hours(5000), ({ config, state }, importance, at) => {
+        const now = new Date(T0 + at * 3_600_000);
+        const after = applyRepetition(state, importance, now, config);
+        expect(after.importance_score).toBe(Math.max(state.importance_score, importance));
+        expect(layerRank(after.layer)).toBeGreaterThanOrEqual(layerRank(state.layer));
+        expect(after.current_retention).toBeGreaterThanOrEqual(currentRetention(state, now, config));
+      }),
+    );
+  });
+
+  it('a new memory is not soft-forgotten before its first review slot, whatever its retention', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...presets), unit, hours(200), (config, importance, at) => {
+        const born = new Date(T0);
+        const encoded = encodeLifecycle({ importance, bornAt: born }, config);
+        const now = new Date(T0 + at * 3_600_000);
+        const first = encoded.review_schedule[0] ?? null;
+        const retention = currentRetention({ ...encoded, access_count: 0 }, now, config);
+        const forgets = softForgets({ retention, priority: 'normal', forgotten_at: null, first_review: first }, now, config);
+        if (first && now < first) expect(forgets).toBe(false);
+        else expect(forgets).toBe(retention < config.forgetting.soft_threshold);
       }),
     );
   });
