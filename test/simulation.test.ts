@@ -149,7 +149,8 @@ describe('90-day simulation on an injectable clock', () => {
     const search = await t.http().get('/v1/memory/search').query({ q: lost?.content.replace(/[^\w ]/g, ' '), mode: 'all', limit: 100 }).set(asAgent(f)).expect(200);
     const found = search.body.items.find((m: { id: string }) => m.id === lost?.id);
     expect(found).toMatchObject({ forgotten_at: null, layer: 'short_term' });
-  });
+    // 360 messages, 90 consolidations and 90 sweeps: minutes on a loaded CI machine.
+  }, 240_000);
 
   // Reinforcement that holds (docs/lifecycle.md "Reinforcement"): each route by which a memory used
   // to be forgotten again at the very next sweep, on the same clock.

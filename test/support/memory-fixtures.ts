@@ -95,6 +95,9 @@ export async function ageMemories(into: FixtureWriter, tenantId: string, ids: re
         created_at: sql`created_at - ${shift}::interval`,
         retention_at: sql`retention_at - ${shift}::interval`,
         last_reviewed: sql`last_reviewed - ${shift}::interval`,
+        // The review schedule moves with it: its first slot is the grace against soft-forgetting.
+        review_schedule: sql`array(select s - ${shift}::interval from unnest(review_schedule) as s order by s)`,
+        next_review: sql`next_review - ${shift}::interval`,
       })
       .where('tenant_id', '=', tenantId)
       .where('id', 'in', [...ids])

@@ -634,7 +634,7 @@ export interface components {
                 id: string;
                 importance_score: number | null;
                 /** @enum {string|null} */
-                importance_source: "caller" | "explicit_save" | "llm" | "llm_regex" | "rules" | null;
+                importance_source: "caller" | "explicit_save" | "llm" | "llm_regex" | "rules" | "consolidation" | "llm_facts" | null;
                 initial_retention: number | null;
                 key: string;
                 /** Format: date-time */
@@ -710,7 +710,7 @@ export interface components {
                 id: string;
                 importance_score: number | null;
                 /** @enum {string|null} */
-                importance_source: "caller" | "explicit_save" | "llm" | "llm_regex" | "rules" | null;
+                importance_source: "caller" | "explicit_save" | "llm" | "llm_regex" | "rules" | "consolidation" | "llm_facts" | null;
                 initial_retention: number | null;
                 key: string;
                 /** Format: date-time */
@@ -806,7 +806,7 @@ export interface components {
             id: string;
             importance_score: number[];
             /** @enum {string|null} */
-            importance_source: "caller" | "explicit_save" | "llm" | "llm_regex" | "rules" | null;
+            importance_source: "caller" | "explicit_save" | "llm" | "llm_regex" | "rules" | "consolidation" | "llm_facts" | null;
             initial_retention: number[];
             key: string;
             /** Format: date-time */
@@ -1017,7 +1017,7 @@ export interface components {
                 id: string;
                 importance_score: number | null;
                 /** @enum {string|null} */
-                importance_source: "caller" | "explicit_save" | "llm" | "llm_regex" | "rules" | null;
+                importance_source: "caller" | "explicit_save" | "llm" | "llm_regex" | "rules" | "consolidation" | "llm_facts" | null;
                 initial_retention: number | null;
                 key: string;
                 /** Format: date-time */

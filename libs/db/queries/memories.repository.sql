@@ -1675,6 +1675,21 @@ where
   "tenant_id" = $1
   and "mind_id" = $2;
 
+-- MemoriesRepository.factKeys
+select
+  "category",
+  "key"
+from
+  "memories"
+where
+  "tenant_id" = $1
+  and "mind_id" = $2
+  and "memory_type" <> $3
+order by
+  "updated_at" desc
+limit
+  $4;
+
 -- MemoriesRepository.list
 select
   "id",

@@ -42,3 +42,22 @@ order by
   "id"
 limit
   $4;
+
+-- MessagesRepository.lastBefore
+select
+  "speaker",
+  "role",
+  "content"
+from
+  "messages"
+where
+  "tenant_id" = $1
+  and "mind_id" = $2
+  and "conversation_id" = $3
+  and "occurred_at" <= $4
+  and "id" not in ($5)
+order by
+  "occurred_at" desc,
+  "id" desc
+limit
+  $6;

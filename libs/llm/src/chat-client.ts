@@ -28,7 +28,10 @@ export class ChatClient {
   }
 
   /** @returns the first choice's message content. @throws ChatError */
-  async complete(messages: ChatMessage[], options: { temperature?: number } = {}): Promise<string> {
+  /**
+   * @param options.jsonSchema asks for structured output (`response_format: {type: 'json_schema', json_schema}`, OpenAI's protocol); the answer is still parsed leniently
+   */
+  async complete(messages: ChatMessage[], options: { temperature?: number; jsonSchema?: object } = {}): Promise<string> {
     const base = this.config.LLM_URL;
     if (!base) throw new ChatError('LLM_URL is not set');
     const url = `${base.replace(/\/+$/, '')}/chat/completions`;
@@ -40,7 +43,12 @@ export class ChatClient {
           'Content-Type': 'application/json',
           ...(this.config.LLM_API_KEY ? { Authorization: `Bearer ${this.config.LLM_API_KEY}` } : {}),
         },
-        body: JSON.stringify({ model: this.config.LLM_MODEL, messages, temperature: options.temperature ?? 0 }),
+        body: JSON.stringify({
+          model: this.config.LLM_MODEL,
+          messages,
+          temperature: options.temperature ?? 0,
+          ...(options.jsonSchema ? { response_format: { type: 'json_schema', json_schema: options.jsonSchema } } : {}),
+        }),
         signal: AbortSignal.timeout(this.config.LLM_TIMEOUT_MS),
       });
     } catch (error) {

@@ -46,6 +46,31 @@ Memories: 12 total (10 verified, 2 unverified)
     expect(text.split('\n').slice(3)).toEqual(['[001] note (NORMAL) [verified]', '  k', '  line one', '  line two', '']);
   });
 
+  it('dates a remembered event (an episode, or an event older than its storing) after its key, and only that', () => {
+    const at = new Date('2026-03-06T15:04:59Z');
+    const text = formatRecall({ mindName: 'm', total: 3, verified: 3, unverified: 0 }, [
+      entry({ occurred_at: at, created_at: at, key: 'episode_1', content: 'user: I just moved to Globex' }),
+      entry({ occurred_at: at, created_at: at, key: 'employer', content: 'Globex' }),
+      entry({ occurred_at: at, created_at: new Date('2026-03-07T00:00:00Z'), key: 'hired', content: 'Started at Globex' }),
+    ]);
+    expect(text.split('\n').slice(3)).toEqual([
+      '[001] note (NORMAL) [verified]',
+      '  episode_1',
+      '  Date: 2026-03-06 15:04 UTC',
+      '  user: I just moved to Globex',
+      '',
+      '[002] note (NORMAL) [verified]',
+      '  employer',
+      '  Globex',
+      '',
+      '[003] note (NORMAL) [verified]',
+      '  hired',
+      '  Date: 2026-03-06 15:04 UTC',
+      '  Started at Globex',
+      '',
+    ]);
+  });
+
   it('numbers past 999 keep counting', () => {
     const many = Array.from({ length: 1000 }, () => entry({}));
     expect(formatRecall({ mindName: 'm', total: 1000, verified: 1000, unverified: 0 }, many)).toContain('[1000] note');

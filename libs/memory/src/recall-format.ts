@@ -10,6 +10,25 @@ export interface RecallEntry {
   verified: boolean;
   updated_at: Date;
   id: string;
+  /** When what it remembers happened (the event time). */
+  occurred_at?: Date;
+  /** When it was stored. */
+  created_at?: Date;
+}
+
+/**
+ * A remembered event, which recall dates: a conversation's episode (key `episode_…`) or a memory
+ * whose event time lies before it was stored (an import, a fact said earlier). A keyed write of
+ * now has no date line: seed 002's layout exactly.
+ */
+export function isDated(entry: Pick<RecallEntry, 'key' | 'occurred_at' | 'created_at'>): boolean {
+  if (!entry.occurred_at) return false;
+  return entry.key.startsWith('episode_') || (entry.created_at !== undefined && entry.occurred_at.getTime() < entry.created_at.getTime());
+}
+
+/** A remembered event's date line: `Date: 2026-03-06 15:00 UTC` (minutes, UTC). */
+export function recallDate(at: Date): string {
+  return `Date: ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** The header figures of a recall: memories of the mind that recall can show (not expired). */
@@ -50,6 +69,7 @@ export function compareRecall(a: RecallEntry, b: RecallEntry): number {
  * ```
  *
  * Entries are numbered from 001 in the order given (sort them with {@link compareRecall});
+ * a remembered event ({@link isDated}) has `  Date: YYYY-MM-DD HH:MM UTC` after its key;
  * multi-line content keeps its lines, each indented; the `Tags:` line is left out when a
  * memory has none. Ends with a newline.
  */
@@ -66,12 +86,17 @@ export function recallHeader(summary: RecallSummary): string {
   );
 }
 
-/** One entry: a blank line, then `[NNN] category (PRIORITY) [verified]`, key, content, tags. */
+/**
+ * One entry: a blank line, then `[NNN] category (PRIORITY) [verified]`, key, content, tags. A
+ * remembered event ({@link isDated}) has a date line after its key (ours, issue 15: so that a
+ * model reading two statements of the same thing can tell which is current); the rest is seed 002's.
+ */
 export function recallBlock(entry: RecallEntry, number: number): string {
   const lines = [
     '',
     `[${String(number).padStart(3, '0')}] ${entry.category} (${entry.priority.toUpperCase()}) ` + (entry.verified ? '[verified]' : '[unverified]'),
     `  ${entry.key}`,
+    ...(isDated(entry) ? [`  ${recallDate(entry.occurred_at as Date)}`] : []),
     ...entry.content.split(/\r?\n/).map((line) => `  ${line}`),
   ];
   if (entry.tags.length > 0) lines.push(`  Tags: ${entry.tags.join(', ')}`);

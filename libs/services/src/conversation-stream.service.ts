@@ -2,17 +2,20 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '@engram/config';
 import { MemoriesRepository, MessagesRepository, StmRepository, TenantDb, newId, type NewMessage, type TenantTx } from '@engram/db';
 import { RequestEmbedder } from '@engram/embeddings';
-import { ImportanceScorer } from '@engram/llm';
+import { FactExtractor, ImportanceScorer } from '@engram/llm';
 import {
   advanceStm,
   attend,
   contentWords,
   enterStm,
   entryScore,
+  FACT_KEYS_SHOWN,
+  episodeImportance,
   episodeMemory,
   immediateTriggers,
   stmContent,
   stmDecision,
+  sameStatement,
   wordSimilarity,
   type ConsolidationTrigger,
   type ImportanceResult,
@@ -26,6 +29,12 @@ import type { MemoryScope } from './memory-scope';
 import { MemoryWriter } from './memory-writer.service';
 import { MindAccess } from './mind-access';
 import type { AppendResult, ConsolidationOutcome, IncomingMessage } from './conversation.types';
+
+/** The STM entry each new episode came from, for the LLM path that runs after its transaction. */
+const consolidatedFrom = new WeakMap<ConsolidationOutcome, SourcedStmEntry>();
+
+/** Who said a message: its speaker, else its role. */
+const speakerOf = (m: IncomingMessage): string => m.speaker ?? m.role;
 
 /** Memories compared with an entry for its association and for a near-duplicate. */
 const SIMILAR_CANDIDATES = 5;
@@ -53,6 +62,7 @@ export class ConversationStream {
     private readonly writer: MemoryWriter,
     private readonly search: HybridSearch,
     private readonly scorer: ImportanceScorer,
+    private readonly facts: FactExtractor,
     private readonly embedder: RequestEmbedder,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -70,28 +80,37 @@ export class ConversationStream {
       occurred_at: m.occurred_at ? new Date(m.occurred_at) : received,
       received_at: received,
     }));
-    await this.tenantDb.run(scope.tenantId, async (tx) => {
+    const sorted = rows.map((row, i) => ({ row, message: incoming[i] as IncomingMessage }));
+    sorted.sort((a, b) => a.row.occurred_at.getTime() - b.row.occurred_at.getTime());
+    const first = sorted[0]?.row.occurred_at ?? received;
+    const before = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
+      // What was said before this batch: the first message is scored in its context.
+      const last = await this.messages.lastBefore(tx, scope.mindId, conversationId, first, []);
       await this.messages.insert(tx, scope.mindId, rows);
+      return last;
     });
     const config = await this.settings.forTenant(scope.tenantId);
-    const scores = await this.scoreAll(incoming, config);
-    const order = rows.map((row, i) => ({ row, message: incoming[i] as IncomingMessage, importance: scores[i] as ImportanceResult }));
-    order.sort((a, b) => a.row.occurred_at.getTime() - b.row.occurred_at.getTime());
-    return this.tenantDb.run(scope.tenantId, async (tx) => {
+    const contexts = sorted.map(({ message }, i) => {
+      const previous = i === 0 ? (before ? { speaker: before.speaker ?? before.role, text: before.content } : null) : { speaker: speakerOf(sorted[i - 1]?.message as IncomingMessage), text: (sorted[i - 1]?.message as IncomingMessage).content };
+      return { message, previous };
+    });
+    const scores = await this.scoreAll(contexts, config);
+    const order = sorted.map((x, i) => ({ ...x, importance: scores[i] as ImportanceResult }));
+    const appended = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.stm.lockConversation(tx, scope.mindId, conversationId);
       let buffer: SourcedStmEntry[] = await this.stm.list(tx, scope.mindId, conversationId);
       const result: AppendResult = {
         conversation_id: conversationId,
         message_ids: rows.map((r) => r.id),
-        ...{ attended: 0, rehearsed: 0, below_attention: 0, discarded: 0, consolidated: [], stm_size: 0 },
+        ...{ attended: 0, rehearsed: 0, reinforced: [], below_attention: 0, discarded: 0, consolidated: [], stm_size: 0 },
         stm_capacity: config.stm.capacity,
       };
       let at = received;
       for (const { row, message, importance } of order) {
         at = row.occurred_at.getTime() < received.getTime() ? row.occurred_at : received;
         buffer = await this.advance(tx, scope, conversationId, buffer, at, config, result);
-        const step = await this.attendTo(tx, scope, conversationId, buffer, { id: row.id, speaker: message.speaker ?? message.role, text: message.content, importance }, at, config, result);
+        const step = await this.attendTo(tx, scope, conversationId, buffer, { id: row.id, speaker: speakerOf(message), text: message.content, importance }, at, config, result);
         buffer = step.buffer;
         const entryId = step.entryId;
         await this.messages.markProcessed(tx, row.id, { stm_entry_id: entryId, importance: importance.score, importance_source: importance.path, at: received });
@@ -101,6 +120,8 @@ export class ConversationStream {
       result.stm_size = buffer.length;
       return result;
     });
+    await this.extractFacts(scope, conversationId, appended.consolidated, config);
+    return appended;
   }
 
   /**
@@ -127,7 +148,17 @@ export class ConversationStream {
       result.rehearsed += 1;
       return { buffer: seen.buffer, entryId: seen.entryId };
     }
-    const entered = enterStm(buffer, message, await this.association(tx, scope, stmContent(message), buffer, config), at, config, newId);
+    const content = stmContent(message);
+    const words = contentWords(content);
+    const candidates = await this.similar(tx, scope, content, config);
+    // It repeats what long-term memory holds: rehearsal of that memory (seed 000), not a new entry.
+    const near = candidates.find((m) => sameStatement(content, m.content, config.consolidation.near_duplicate_similarity));
+    if (near) {
+      await this.writer.reinforce(tx, near, [message.id], message.importance.score, this.clock.now(), config);
+      result.reinforced.push({ message_id: message.id, memory_id: near.id, key: near.key });
+      return { buffer, entryId: null };
+    }
+    const entered = enterStm(buffer, message, this.association(words, buffer, candidates), at, config, newId);
     for (const out of entered.evicted) {
       if (out.consolidate) result.consolidated.push(await this.consolidate(tx, scope, conversationId, out.entry, 'capacity', config));
       else result.discarded += 1;
@@ -142,14 +173,16 @@ export class ConversationStream {
    */
   async consolidateAll(scope: MemoryScope, conversationId: string): Promise<ConsolidationOutcome[]> {
     const config = await this.settings.forTenant(scope.tenantId);
-    return this.tenantDb.run(scope.tenantId, async (tx) => {
+    const out = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
       await this.stm.lockConversation(tx, scope.mindId, conversationId);
-      const out: ConsolidationOutcome[] = [];
-      for (const entry of await this.stm.list(tx, scope.mindId, conversationId)) out.push(await this.consolidate(tx, scope, conversationId, entry, 'explicit_save', config));
+      const consolidated: ConsolidationOutcome[] = [];
+      for (const entry of await this.stm.list(tx, scope.mindId, conversationId)) consolidated.push(await this.consolidate(tx, scope, conversationId, entry, 'explicit_save', config));
       await this.stm.save(tx, scope.mindId, conversationId, []);
-      return out;
+      return consolidated;
     });
+    await this.extractFacts(scope, conversationId, out, config);
+    return out;
   }
 
   /**
@@ -159,7 +192,7 @@ export class ConversationStream {
   async sleepCycle(scope: MemoryScope, conversationId: string): Promise<{ consolidated: ConsolidationOutcome[]; discarded: number }> {
     const config = await this.settings.forTenant(scope.tenantId);
     const now = this.clock.now();
-    return this.tenantDb.run(scope.tenantId, async (tx) => {
+    const done = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.stm.lockConversation(tx, scope.mindId, conversationId);
       const result = { consolidated: [] as ConsolidationOutcome[], discarded: 0 };
       const before = await this.stm.list(tx, scope.mindId, conversationId);
@@ -167,6 +200,8 @@ export class ConversationStream {
       if (after.length !== before.length) await this.stm.save(tx, scope.mindId, conversationId, after);
       return result;
     });
+    await this.extractFacts(scope, conversationId, done.consolidated, config);
+    return done;
   }
 
   /** The conversation's STM as it stands, with each entry's score and what the rules say at `now`. @throws AppError 404 */
@@ -199,11 +234,17 @@ export class ConversationStream {
   }
 
   /** Scores the messages (the caller's importance when given), a few at a time, before any transaction holds a connection. */
-  private async scoreAll(incoming: readonly IncomingMessage[], config: LifecycleConfig): Promise<ImportanceResult[]> {
+  private async scoreAll(incoming: readonly { message: IncomingMessage; previous: { speaker: string | null; text: string } | null }[], config: LifecycleConfig): Promise<ImportanceResult[]> {
     const scores: ImportanceResult[] = [];
     for (let i = 0; i < incoming.length; i += SCORING_BATCH) {
       const batch = incoming.slice(i, i + SCORING_BATCH);
-      scores.push(...(await Promise.all(batch.map((m) => (m.importance !== undefined ? { score: m.importance, path: 'caller' as const } : this.scorer.score(m.content, {}, config))))));
+      scores.push(
+        ...(await Promise.all(
+          batch.map(({ message: m, previous }) =>
+            m.importance !== undefined ? { score: m.importance, path: 'caller' as const } : this.scorer.score(m.content, { speaker: speakerOf(m), previous }, config),
+          ),
+        )),
+      );
     }
     return scores;
   }
@@ -236,12 +277,50 @@ export class ConversationStream {
   }
 
   /** How strongly a new entry ties to what the mind already holds: its closest STM entry or memory, 0..1. */
-  private async association(tx: TenantTx, scope: MemoryScope, content: string, buffer: readonly SourcedStmEntry[], config: LifecycleConfig): Promise<number> {
-    const words = contentWords(content);
+  private association(words: Set<string>, buffer: readonly SourcedStmEntry[], memories: readonly { content: string }[]): number {
     let best = 0;
     for (const e of buffer) best = Math.max(best, wordSimilarity(words, e.content));
-    for (const m of await this.similar(tx, scope, content, config)) best = Math.max(best, wordSimilarity(words, m.content));
+    for (const m of memories) best = Math.max(best, wordSimilarity(words, m.content));
     return best;
+  }
+
+  /**
+   * The LLM path of consolidation (docs/design.md §4.3; libs/llm `FactExtractor`), after the
+   * transaction that wrote the episodes, so that no connection waits on the model: for each new
+   * episode, the keyed facts the LLM extracts from its messages, each upserted through the one
+   * writer (`importance_source: llm_facts`, `memory_type: semantic`, on the entry's event time,
+   * the messages as `source_refs`): a new value of an existing key replaces the old one and the
+   * history keeps it. Without `LLM_URL`, or when the model gives nothing usable, nothing more is
+   * written: the episode (the rule path) stands alone. Adds `facts` to each outcome.
+   */
+  private async extractFacts(scope: MemoryScope, conversationId: string, outcomes: readonly ConsolidationOutcome[], config: LifecycleConfig): Promise<void> {
+    if (!this.facts.enabled) return;
+    for (const outcome of outcomes) {
+      const entry = consolidatedFrom.get(outcome);
+      if (!entry) continue;
+      const keys = await this.tenantDb.run(scope.tenantId, (tx) => this.memories.factKeys(tx, scope.mindId, FACT_KEYS_SHOWN));
+      const extracted = await this.facts.extract(entry.content, entry.entered_at, keys);
+      if (!extracted) continue;
+      const vectors = this.embedder.local ? (await this.embedder.tryEmbed(extracted.facts.map((f) => f.content))).vectors : [];
+      const now = this.clock.now();
+      outcome.facts = await this.tenantDb.run(scope.tenantId, async (tx) => {
+        const out: NonNullable<ConsolidationOutcome['facts']> = [];
+        for (const [i, fact] of extracted.facts.entries()) {
+          const write = {
+            category: fact.category,
+            key: fact.key,
+            content: fact.content,
+            occurred_at: entry.entered_at.toISOString(),
+            memory_type: 'semantic' as const,
+            source_refs: entry.message_ids.slice(-100),
+            temporal_context: `conversation ${conversationId}`.slice(0, 255),
+          };
+          const result = await this.writer.upsert(tx, scope, write, { score: fact.importance, path: 'llm_facts' }, { model: this.embedder.embedder.model, vector: vectors[i] ?? null }, now, config);
+          out.push({ memory_id: result.memory.id, category: fact.category, key: fact.key, status: result.status });
+        }
+        return out;
+      });
+    }
   }
 
   /**
@@ -254,16 +333,21 @@ export class ConversationStream {
     const outcome = { stm_entry_id: entry.id, trigger, score: entryScore(entry, config), messages: entry.message_ids.length };
     const words = contentWords(entry.content);
     const candidates = await this.similar(tx, scope, entry.content, config);
-    const near = candidates.find((m) => wordSimilarity(words, m.content) >= config.consolidation.near_duplicate_similarity);
+    const near = candidates.find((m) => sameStatement(entry.content, m.content, config.consolidation.near_duplicate_similarity));
     if (near) {
-      await this.writer.reinforce(tx, near, entry.message_ids, entry.importance, now, config);
+      await this.writer.reinforce(tx, near, entry.message_ids, episodeImportance(entry, trigger, config).score, now, config);
       return { ...outcome, memory_id: near.id, key: near.key, status: 'reinforced' };
     }
     // A local embedder costs nothing here; a remote one is left to the backfill, outside this transaction.
     const vector = this.embedder.local ? ((await this.embedder.tryEmbed([entry.content])).vectors[0] ?? null) : null;
-    const input = { ...episodeMemory(entry, { mindId: scope.mindId, conversationId, writer: scope.writer, trigger, score: outcome.score, similar: candidates.map((c) => c.id), now }), id: newId() };
+    const importance = episodeImportance(entry, trigger, config);
+    const input = { ...episodeMemory(entry, { mindId: scope.mindId, conversationId, writer: scope.writer, trigger, score: outcome.score, similar: candidates.map((c) => c.id), now, importance }), id: newId() };
     const created = await this.writer.create(tx, input, config, scope.actor, { model: this.embedder.embedder.model, vector });
-    if (created) return { ...outcome, memory_id: created.id, key: created.key, status: 'created' };
+    if (created) {
+      const result: ConsolidationOutcome = { ...outcome, memory_id: created.id, key: created.key, status: 'created' };
+      consolidatedFrom.set(result, entry);
+      return result;
+    }
     // Consolidated before (an interrupted run repeated): that memory stands.
     const existing = await this.memories.findByKeyForUpdate(tx, scope.mindId, input.category, input.key);
     return { ...outcome, memory_id: existing?.id ?? input.id, key: input.key, status: 'reinforced' };

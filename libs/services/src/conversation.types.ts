@@ -22,6 +22,19 @@ export interface ConsolidationOutcome {
   score: number;
   /** How many messages the entry held (a chunk holds several). */
   messages: number;
+  /**
+   * With `LLM_URL` set: the keyed facts the LLM extracted from the entry and upserted (a new value
+   * of a key replaces the old one; the history keeps it). Absent without an LLM or when it gave
+   * nothing usable (the episode stands alone).
+   */
+  facts?: { memory_id: string; category: string; key: string; status: 'created' | 'updated' | 'unchanged' }[];
+}
+
+/** A message that repeated a long-term memory and reinforced it at once (it did not enter STM). */
+export interface ReinforcedOutcome {
+  message_id: string;
+  memory_id: string;
+  key: string;
 }
 
 export interface AppendResult {
@@ -29,6 +42,8 @@ export interface AppendResult {
   message_ids: string[];
   attended: number;
   rehearsed: number;
+  /** Messages that repeated a long-term memory (same words, or reworded by fillers) and reinforced it. */
+  reinforced: ReinforcedOutcome[];
   below_attention: number;
   discarded: number;
   consolidated: ConsolidationOutcome[];

@@ -6,6 +6,7 @@ import { RequestEmbedder } from '@engram/embeddings';
 import {
   DF_COUNT_CAP,
   estimatedDocumentFrequency,
+  newestFirstAmongVariants,
   rankHybrid,
   withDocumentFrequency,
   type Candidate,
@@ -132,10 +133,12 @@ export class HybridSearch {
     const ids = ranked.map((h) => h.id);
     const fullRows = options.access === false ? await this.memories.findByIds(tx, mindId, ids) : await this.memories.recordAccess(tx, mindId, ids, now, config);
     const full = new Map(fullRows.map((row) => [row.id, row]));
-    return ranked.flatMap((h) => {
+    const hits = ranked.flatMap((h) => {
       const row = full.get(h.id);
-      return row ? [{ row, score: h.score, explain: h.explain }] : [];
+      return row ? [{ row, score: h.score, explain: h.explain, category: row.category, key: row.key, content: row.content, occurred_at: row.occurred_at }] : [];
     });
+    // The newest fact wins: statements of the same thing take their places newest first.
+    return newestFirstAmongVariants(hits).map(({ row, score, explain }) => ({ row, score, explain }));
   }
 
   private async mindState(tx: TenantTx, mindId: string): Promise<MindState> {

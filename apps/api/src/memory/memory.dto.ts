@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { BATCH_MAX_ITEMS, MEMORY_LAYERS, MEMORY_TIERS } from '@engram/memory';
+import { BATCH_MAX_ITEMS, IMPORTANCE_PATHS, MEMORY_LAYERS, MEMORY_TIERS } from '@engram/memory';
 
 import { isoDateTime } from '../common/zod-fields';
 import { memoryField } from './memory-fields';
@@ -128,7 +128,7 @@ export const MemoryViewSchema = z.object({
   embedding_status: z.enum(['pending', 'ready', 'failed', 'archived']),
   embedded_at: nullableDate,
   retention_at: nullableDate,
-  importance_source: z.enum(['caller', 'explicit_save', 'llm', 'llm_regex', 'rules']).nullable(),
+  importance_source: z.enum(IMPORTANCE_PATHS).nullable(),
   emotional_weight: z.number().nullable(),
   hippocampus_dependency: z.number(),
   synaptic_consolidated: z.boolean(),

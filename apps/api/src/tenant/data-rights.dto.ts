@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { MAX_STRENGTH_DAYS, MEMORY_LAYERS, MEMORY_TIERS } from '@engram/memory';
+import { IMPORTANCE_PATHS, MAX_STRENGTH_DAYS, MEMORY_LAYERS, MEMORY_TIERS } from '@engram/memory';
 import { isoDateTime, oneLine, once } from '../common/zod-fields';
 import { memoryField } from '../memory/memory-fields';
 
@@ -84,7 +84,7 @@ export const MemoryLineSchema = z.object({
   temporal_context: f.temporalContext.nullable().default(null),
   source_refs: f.sourceRefs.default([]),
   retention_at: when.nullable().default(null),
-  importance_source: z.enum(['caller', 'explicit_save', 'llm', 'llm_regex', 'rules'], { message: 'must be caller, explicit_save, llm, llm_regex or rules' }).nullable().default(null),
+  importance_source: z.enum(IMPORTANCE_PATHS, { message: `must be one of ${IMPORTANCE_PATHS.join(', ')}` }).nullable().default(null),
   emotional_weight: unit.nullable().default(null),
   hippocampus_dependency: unit.default(1),
   synaptic_consolidated: z.boolean({ message: 'must be true or false' }).default(false),

@@ -155,6 +155,24 @@ export class MemoriesRepository {
     return Number(result.numDeletedRows);
   }
 
+  /**
+   * The mind's keyed facts as `category/key`, most recently changed first, episodes left out: what
+   * an LLM extracting facts is shown so that it reuses a key for a new value (docs/design.md §4.3).
+   */
+  @GenerateSql({ params: [M, SAMPLE.limit] })
+  async factKeys(tx: TenantTx, mindId: string, limit: number): Promise<string[]> {
+    const rows = await tx.trx
+      .selectFrom('memories')
+      .select(['category', 'key'])
+      .where('tenant_id', '=', tx.tenantId)
+      .where('mind_id', '=', mindId)
+      .where('memory_type', '<>', 'episodic')
+      .orderBy('updated_at', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => `${r.category}/${r.key}`);
+  }
+
   /** Memories newest first (UUIDv7 id order), `limit` per page, after the id `after`. */
   @GenerateSql({ params: [M, { category: 'note', tags: ['a'], activeAt: SAMPLE.date }, { after: M, limit: SAMPLE.limit }] })
   list(tx: TenantTx, mindId: string, filter: MemoryFilter, page: { after?: string; limit: number }): Promise<MemoryRow[]> {

@@ -1,3 +1,4 @@
+import type { ImportancePath, ImportanceResult } from './importance';
 import type { LifecycleConfig } from './lifecycle-config';
 
 /** The five signals of seed 000 `evaluate_for_consolidation`, each 0..1. */
@@ -85,3 +86,19 @@ export function passesAttention(signals: { contentWords: number; importance: num
   const salience = Math.max(signals.importance, signals.emotion, signals.utility);
   return signals.contentWords >= config.stm.attention_min_words || salience >= config.stm.attention_threshold;
 }
+
+/**
+ * The importance of the episode an STM entry consolidates into (ours; docs/design.md §4.3): the
+ * entry's own, except that an entry moved by repetition or emotion (seed 000: what is rehearsed or
+ * emotionally tagged goes to long-term memory whatever its importance) is at least as important
+ * as `layers.short_term_threshold` (0.6), path `consolidation`: otherwise a fact said three times
+ * was stored with importance 0, retention 0, and forgotten at the first sweep after its grace.
+ *
+ * @returns the score (0..1) and the path that set it
+ */
+export function episodeImportance(entry: { importance: number; importance_source: ImportancePath }, trigger: ConsolidationTrigger, config: LifecycleConfig): ImportanceResult {
+  const floor = config.layers.short_term_threshold;
+  if ((trigger === 'repetition' || trigger === 'emotion') && entry.importance < floor) return { score: floor, path: 'consolidation' };
+  return { score: entry.importance, path: entry.importance_source };
+}
+

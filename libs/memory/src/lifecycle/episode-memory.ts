@@ -2,6 +2,7 @@ import { CONTENT_MAX_BYTES, type MemoryCategory } from '../memory.constants';
 import { provenanceOf, type WriterKind } from '../provenance';
 import type { NewMemoryInput } from '../write/new-memory';
 import type { ConsolidationTrigger } from './consolidation';
+import type { ImportanceResult } from './importance';
 import { episodicPayload } from './episodic';
 import { contentWords } from './similarity';
 import type { SourcedStmEntry } from './stm-step';
@@ -34,10 +35,11 @@ export function episodeKey(entryId: string): string {
  * tag, strength × the synaptic factor, on the entry's event time.
  *
  * @param ctx.similar ids of the mind's memories most like it (its `similar_events`)
+ * @param ctx.importance its importance when not the entry's (consolidation `episodeImportance`)
  */
 export function episodeMemory(
   entry: SourcedStmEntry,
-  ctx: { mindId: string; conversationId: string; writer: WriterKind; trigger: ConsolidationTrigger; score: number; similar: readonly string[]; now: Date },
+  ctx: { mindId: string; conversationId: string; writer: WriterKind; trigger: ConsolidationTrigger; score: number; similar: readonly string[]; now: Date; importance?: ImportanceResult },
 ): Omit<NewMemoryInput, 'id'> {
   return {
     mindId: ctx.mindId,
@@ -59,13 +61,13 @@ export function episodeMemory(
       occurredAt: entry.entered_at,
       conversationId: ctx.conversationId,
       speakers: entry.speaker ? [entry.speaker] : [],
-      importance: entry.importance,
+      importance: ctx.importance?.score ?? entry.importance,
       sequencePosition: null,
       trigger: ctx.trigger,
       similarEvents: ctx.similar.slice(0, 3),
       semanticLinks: [...contentWords(entry.content)].slice(0, 10),
     }) as unknown as Record<string, unknown>,
-    importance: { score: entry.importance, path: entry.importance_source },
+    importance: ctx.importance ?? { score: entry.importance, path: entry.importance_source },
     synaptic: true,
     consolidationScore: ctx.score,
   };

@@ -1,12 +1,15 @@
 import type { MemoryPriority } from '../memory.constants';
+import { factScore, factSignals, type FactContext } from './facts';
 import type { LifecycleConfig } from './lifecycle-config';
 
 /**
  * Which path produced an importance score (seed 001 §1.2, "dual-path scoring"): the writer's own
- * value, the LLM (JSON, or its regex fallback), the rule engine, or the explicit-save floor when
- * that was higher than what the scorer said.
+ * value, the LLM (JSON, or its regex fallback), the rule engine, the explicit-save floor when
+ * that was higher than what the scorer said, the floor of a consolidation by repetition or emotion
+ * (docs/design.md §4.3), or a fact the LLM extracted at consolidation.
  */
-export type ImportancePath = 'caller' | 'explicit_save' | 'llm' | 'llm_regex' | 'rules';
+export const IMPORTANCE_PATHS = ['caller', 'explicit_save', 'llm', 'llm_regex', 'rules', 'consolidation', 'llm_facts'] as const;
+export type ImportancePath = (typeof IMPORTANCE_PATHS)[number];
 
 /**
  * An explicit save is at least `floor` important (docs/design.md §4.1: explicit saves are LTM at once);
@@ -65,6 +68,21 @@ export function scoreByRules(content: string, meta: { priority?: MemoryPriority 
   if (content.includes('!')) score += r.exclamation_bonus;
   if (meta.priority === 'high' || meta.priority === 'critical') score += r.high_priority_bonus;
   // Round away float noise (0.1 + 0.2) so equal inputs give equal, printable scores.
+  return clamp01(Math.round(score * 1e9) / 1e9);
+}
+
+/**
+ * The rule path as the service runs it (docs/lifecycle.md "Importance"): seed 001's rule score
+ * ({@link scoreByRules}) plus the fact score of the text (libs/memory facts.ts, weights
+ * `importance.facts`), capped at 1. With every fact weight 0 it is seed 001's rule engine exactly.
+ *
+ * @param meta.previous the conversation's message before this one (its speaker and text), when known
+ * @param meta.speaker this message's speaker
+ *
+ * @returns a score in 0..1
+ */
+export function scoreByRulesAndFacts(content: string, meta: { priority?: MemoryPriority } & FactContext, config: LifecycleConfig): number {
+  const score = scoreByRules(content, meta, config) + factScore(factSignals(content, meta), config.importance.facts);
   return clamp01(Math.round(score * 1e9) / 1e9);
 }
 

@@ -16,3 +16,5 @@ export * from './encode';
 export * from './generalise';
 export * from './stm-step';
 export * from './episode-memory';
+export * from './facts';
+export * from './facts-llm';

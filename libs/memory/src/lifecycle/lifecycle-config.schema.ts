@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { FactWeights } from './facts';
 
 /**
  * The shape and bounds of every lifecycle parameter (docs/design.md §4-§5), and the rules between them
@@ -7,6 +8,8 @@ import { z } from 'zod';
  */
 
 const unit = z.number().min(0).max(1);
+/** A fact signal's weight: negative for chatter. */
+const weight = z.number().min(-1).max(1);
 const positive = z.number().positive();
 /** Bounded so that every derived time stays a real date (review slots, strengths, windows). */
 const hours = z.number().positive().max(87_600, { message: 'must be at most 87600 hours (10 years)' });
@@ -46,6 +49,35 @@ export const lifecycleConfigSchema = z
             high_priority_bonus: unit,
             medium_priority_bonus: unit,
           })
+          .strict(),
+        /**
+         * The rule path's fact score (libs/memory facts.ts; ours, tuned on LoCoMo by
+         * bench/tune-conversation.ts): a weight per fact signal (negative for chatter) and a bias,
+         * added to seed 001's rule score. All 0 gives seed 001's rule engine exactly.
+         */
+        facts: z
+          .object({
+            first_person: weight,
+            self_statement: weight,
+            domain: weight,
+            preference: weight,
+            plan: weight,
+            decision: weight,
+            correction: weight,
+            time: weight,
+            number: weight,
+            named: weight,
+            reaction: weight,
+            question: weight,
+            length: weight,
+            first_person_words: weight,
+            second_person: weight,
+            exclamations: weight,
+            image: weight,
+            life_fact: weight,
+            answers_question: weight,
+            bias: weight,
+          } satisfies Record<keyof FactWeights | 'bias', typeof weight>)
           .strict(),
         /** Words that mark importance; English matched as whole words, Korean as substrings. */
         keywords: z.array(z.string().min(1).max(64)).max(500),
@@ -125,6 +157,14 @@ export const lifecycleConfigSchema = z
         initial_decay_factor: z.number().gt(0, { message: 'must be above 0' }).max(1),
         rehearsal_factor: z.number().min(1).max(2),
         chunk_max_items: z.number().int().min(2).max(9),
+        /**
+         * A message's emotional weight in STM is the lexical estimate × `emotion_scale`, and ×
+         * `reaction_emotion` more for a mere reaction ("Wow, that's amazing!" reads as strongly
+         * emotional to the lexicon; ours, tuned with the fact weights). `emotion_scale` is at
+         * least 0.8 so that the emotion trigger (at most 0.8) stays reachable.
+         */
+        emotion_scale: z.number().min(0.8).max(1),
+        reaction_emotion: unit,
       })
       .strict(),
     systems: z

@@ -1,5 +1,5 @@
 import { applyAccess, currentRetention, type RetentionState } from './access';
-import { parseLlmImportance, scoreByRules, weightedCriteria } from './importance';
+import { parseLlmImportance, scoreByRules, scoreByRulesAndFacts, weightedCriteria } from './importance';
 import { classifyLayer } from './layers';
 import { DEFAULT_LIFECYCLE, resolveLifecycle, type LifecycleConfig } from './lifecycle-config';
 import { initialRetention, layerStrengthDays } from './retention';
@@ -90,6 +90,9 @@ describe('rule engine (seed 001 §1.2)', () => {
     ['important critical urgent remember note preference like dislike hate love password secret', {}, 1],
   ])('%j %j → %d', (content, meta, expected) => {
     expect(scoreByRules(content, meta, config)).toBeCloseTo(expected, 9);
+    // The service's rule path with every fact weight 0 is seed 001's rule engine exactly.
+    const zero = { ...config, importance: { ...config.importance, facts: Object.fromEntries(Object.keys(config.importance.facts).map((k) => [k, 0])) as typeof config.importance.facts } };
+    expect(scoreByRulesAndFacts(content, meta, zero)).toBeCloseTo(expected, 9);
   });
 });
 

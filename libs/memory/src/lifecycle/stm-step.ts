@@ -1,5 +1,6 @@
 import { passesAttention, stmDecision, utilitySignal, type ConsolidationTrigger } from './consolidation';
 import { emotionalEncoding } from './emotion';
+import { factSignals } from './facts';
 import type { ImportancePath, ImportanceResult } from './importance';
 import type { LifecycleConfig } from './lifecycle-config';
 import { contentWords } from './similarity';
@@ -16,6 +17,8 @@ export interface StmMessage {
   /** The message's own text (without the speaker). */
   text: string;
   importance: ImportanceResult;
+  /** Emotional weight 0..1 when the caller has it; else {@link messageEmotion} of the text. */
+  emotion?: number;
 }
 
 /** What the time rules do to a buffer at an instant: who stays, who consolidates (and why), how many leave. */
@@ -43,6 +46,19 @@ export function stmContent(message: Pick<StmMessage, 'speaker' | 'text'>): strin
 }
 
 /**
+ * A message's emotional weight in STM, 0..1: the lexical estimate (libs/memory `emotionalEncoding`,
+ * seed 000 emotional tagging) × `stm.emotion_scale` (0.8..1), and × `stm.reaction_emotion` when
+ * the message is a mere reaction or pleasantry (fact signal `reaction`): the lexicon reads "Wow, that's
+ * amazing!" as strongly emotional, and without this every friendly reply crossed the 0.8 emotion
+ * trigger into long-term memory (ours; tuned by bench/tune-conversation.ts).
+ */
+export function messageEmotion(text: string, config: LifecycleConfig): number {
+  const lexical = emotionalEncoding(text).weight;
+  const reaction = config.stm.reaction_emotion < 1 && factSignals(text).reaction === 1;
+  return lexical * config.stm.emotion_scale * (reaction ? config.stm.reaction_emotion : 1);
+}
+
+/**
  * What attention makes of a message (seed 000): `below_attention` (chatter: too few content
  * words and nothing salient, `passesAttention`), a `rehearsal` of the entry it repeats
  * (`findRepeated`, then `rehearse`; a repeat scored higher lifts the entry's importance and its
@@ -54,7 +70,7 @@ export function attend(
   at: Date,
   config: LifecycleConfig,
 ): { kind: 'below_attention' } | { kind: 'rehearsal'; buffer: SourcedStmEntry[]; entryId: string } | { kind: 'new' } {
-  const emotion = emotionalEncoding(message.text).weight;
+  const emotion = message.emotion ?? messageEmotion(message.text, config);
   const attention = { contentWords: contentWords(message.text).size, importance: message.importance.score, emotion, utility: utilitySignal(message.text) };
   if (!passesAttention(attention, config)) return { kind: 'below_attention' };
   const repeated = findRepeated(buffer, stmContent(message), config);
@@ -94,7 +110,7 @@ export function enterStm(
     message_ids: [message.id],
     importance: message.importance.score,
     importance_source: message.importance.path,
-    emotion: emotionalEncoding(message.text).weight,
+    emotion: message.emotion ?? messageEmotion(message.text, config),
     association,
     utility: utilitySignal(message.text),
     mentions: 1,

@@ -1,7 +1,7 @@
 import { CONTENT_MAX_BYTES } from '../memory.constants';
 import { consolidationScore, immediateTriggers, repetitionSignal } from './consolidation';
 import type { LifecycleConfig } from './lifecycle-config';
-import { contentWords, wordSimilarity } from './similarity';
+import { contentWords, sameStatement, wordSimilarity } from './similarity';
 
 /** One entry of a conversation's short-term memory (seed 000 `stm_entry`). */
 export interface StmEntry {
@@ -63,7 +63,8 @@ export function findRepeated(buffer: readonly StmEntry[], content: string, confi
     const parts = entry.chunk ? entry.content.split('\n') : [entry.content];
     for (const part of parts) {
       const s = wordSimilarity(words, part);
-      if (s >= bestSimilarity) {
+      // Similar words but a value changed ("... in Boston" / "... in Denver") is a new fact, not a repeat.
+      if (s >= bestSimilarity && sameStatement(content, part, 0)) {
         best = entry;
         bestSimilarity = s;
       }
@@ -89,14 +90,19 @@ export function rehearse(entry: StmEntry, messageId: string, now: Date, config: 
   };
 }
 
+/** What an entry says, without the `<speaker>: ` that starts each of its lines (a name shared by every line of one speaker is no topic). */
+function saidIn(entry: StmEntry): string {
+  return entry.content.replace(/^[^:\n]{1,64}:\s/gm, '');
+}
+
 /**
  * What two consecutive entries have in common, if enough to chunk them: two or more shared
  * content words (of 4+ letters), or one from the same speaker. A shared speaker alone is not a
  * pattern (one person talks about many things).
  */
 function sharedPattern(a: StmEntry, b: StmEntry): string | null {
-  const x = contentWords(a.content);
-  const shared = [...contentWords(b.content)].filter((w) => x.has(w) && w.length > 3);
+  const x = contentWords(saidIn(a));
+  const shared = [...contentWords(saidIn(b))].filter((w) => x.has(w) && w.length > 3);
   if (shared.length >= 2 || (shared.length === 1 && a.speaker !== null && a.speaker === b.speaker)) {
     return `topic:${shared.slice(0, 3).join(',')}`;
   }

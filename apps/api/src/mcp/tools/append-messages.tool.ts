@@ -14,7 +14,7 @@ export function registerAppendMessagesTool(server: McpServer, scope: MemoryScope
       title: 'Append conversation messages',
       description:
         'Appends 1-500 messages to a conversation of this mind: each is stored, scored and run through short-term memory; ' +
-        'entries pushed out consolidate into long-term memories. Answers {conversation_id, message_ids, attended, rehearsed, below_attention, discarded, consolidated, stm_size, stm_capacity}. ' +
+        'entries pushed out consolidate into long-term memories. Answers {conversation_id, message_ids, attended, rehearsed, reinforced (messages that repeated a long-term memory and reinforced it), below_attention, discarded, consolidated, stm_size, stm_capacity}. ' +
         'Errors name the field, e.g. "messages[0].content: must not be empty", "conversationId: must be 1 to 200 characters ...".',
       inputSchema: z.strictObject({
         conversation_id: z.string().describe('1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"; chosen by the caller'),

@@ -1,0 +1,60 @@
+import fc from 'fast-check';
+import { PLAIN_FACTS, factScore, factSignals, type FactSignals } from './facts';
+import { scoreByRules, scoreByRulesAndFacts } from './importance';
+import { DEFAULT_LIFECYCLE } from './lifecycle-config';
+import { sameStatement } from './similarity';
+
+const trigger = DEFAULT_LIFECYCLE.consolidation.triggers.importance;
+const score = (text: string, previous?: string) =>
+  scoreByRulesAndFacts(text, { speaker: 'user', previous: previous === undefined ? null : { speaker: 'assistant', text: previous } }, DEFAULT_LIFECYCLE);
+
+describe('the rule path keeps facts (libs/memory facts.ts)', () => {
+  it.each(PLAIN_FACTS)('a first-person fact reaches the importance trigger: %s', (text) => {
+    expect(score(text)).toBeGreaterThanOrEqual(trigger);
+  });
+
+  it.each(['Wow, that is amazing!', 'Thanks so much!', 'haha ok', 'Sounds good, see you!', 'That is so cool, you are awesome!', '우와 대박!'])(
+    'chatter stays under the attention threshold: %s',
+    (text) => {
+      expect(score(text)).toBeLessThan(DEFAULT_LIFECYCLE.stm.attention_threshold);
+    },
+  );
+
+  it('reads the signals it names, English and Korean', () => {
+    const s = factSignals('Actually I no longer work at Acme: I moved to Globex in March 2026, and we decided to stay!');
+    expect(s).toMatchObject({ first_person: 1, self_statement: 1, domain: 1, correction: 1, time: 1, number: 1, decision: 1, life_fact: 1, reaction: 0, question: 0 });
+    expect(s.named).toBe(3); // Acme, Globex, March
+    expect(factSignals('DGIA approved the budget')).toMatchObject({ decision: 1, named: 1 });
+    expect(factSignals('Wow, that is amazing!')).toMatchObject({ reaction: 1, first_person: 0, life_fact: 0 });
+    expect(factSignals('어제 병원에 다녀왔어요')).toMatchObject({ time: 1, domain: 1 });
+    expect(factSignals('What about you?')).toMatchObject({ question: 1 });
+  });
+
+  it('an answer to someone else\'s question is one: the context signal', () => {
+    expect(factSignals('Yes, twice a week', { speaker: 'a', previous: { speaker: 'b', text: 'Do you still swim?' } }).answers_question).toBe(1);
+    expect(factSignals('Yes, twice a week', { speaker: 'a', previous: { speaker: 'a', text: 'Do you still swim?' } }).answers_question).toBe(0);
+    expect(factSignals('Yes, twice a week', { speaker: 'a', previous: { speaker: 'b', text: 'I swim.' } }).answers_question).toBe(0);
+  });
+
+  it('the fact score stays in 0..1 and never lowers the seed rule score', () => {
+    const names = Object.keys(factSignals('')) as (keyof FactSignals)[];
+    const arbWeights = fc.record(Object.fromEntries([...names, 'bias'].map((n) => [n, fc.double({ min: -1, max: 1, noNaN: true })])) as Record<keyof FactSignals | 'bias', fc.Arbitrary<number>>);
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), arbWeights, (text, weights) => {
+        const f = factScore(factSignals(text), weights);
+        expect(f).toBeGreaterThanOrEqual(0);
+        expect(f).toBeLessThanOrEqual(1);
+        const config = { ...DEFAULT_LIFECYCLE, importance: { ...DEFAULT_LIFECYCLE.importance, facts: weights } };
+        expect(scoreByRulesAndFacts(text, {}, config)).toBeGreaterThanOrEqual(scoreByRules(text, {}, config) - 1e-12);
+      }),
+    );
+  });
+
+  it('a rewording is the same statement; a changed value is not, however long the sentence', () => {
+    const same = (a: string, b: string) => sameStatement(a, b, DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity);
+    expect(same('user: DGIA approved the budget', 'user: Noted: the DGIA approved the budget.')).toBe(true);
+    expect(same('ana: I moved here with my husband, two kids and our old dog last summer from Boston', 'ana: fyi I moved here with my husband, two kids and our old dog last summer from boston')).toBe(true);
+    expect(same('ana: I moved here with my husband, two kids and our old dog last summer from Boston', 'ana: I moved here with my husband, two kids and our old dog last summer from Denver')).toBe(false);
+    expect(same('ana: the garage code is 4711 and the gate opens at seven every morning', 'ana: the garage code is 4712 and the gate opens at seven every morning')).toBe(false);
+  });
+});

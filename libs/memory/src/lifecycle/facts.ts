@@ -1,0 +1,145 @@
+/**
+ * What makes a message worth remembering without an LLM (ours, after seed 001 §1.2's rule engine,
+ * whose keyword lists and weights are ours to choose; docs/design.md §5.1): a person stating a
+ * fact about themselves or their world (identity, work, home, family, health, plans, preferences,
+ * decisions, corrections), with the particulars that make a fact (dates and times, numbers,
+ * named things), rather than chatter (reactions, greetings, questions back). Each signal is
+ * detected lexically, English and Korean; their weights are tuned on LoCoMo's observations
+ * (bench/tune-conversation.ts, by cross-validation) and live in the lifecycle settings.
+ */
+
+/** The signals of one text, each 0 or 1 (`named` counts names, at most 3). */
+export interface FactSignals {
+  /** I, my, we ... / 저는, 제가, 우리 ... */
+  first_person: number;
+  /** A first-person statement of a state or an event: "I started ...", "my daughter ...". */
+  self_statement: number;
+  /** Life domains: work, home, family, health, education, pets, money. */
+  domain: number;
+  /** love, like, hate, prefer, favourite ... */
+  preference: number;
+  /** going to, will, plan, next week ... */
+  plan: number;
+  /** decided, approved, agreed, chose, signed, cancelled ...: a decision made. */
+  decision: number;
+  /** actually, no longer, moved to, switched, now ... */
+  correction: number;
+  /** yesterday, last month, a weekday or month, a year, "at age ..." */
+  time: number;
+  /** A digit. */
+  number: number;
+  /** Capitalised words inside a sentence and acronyms anywhere (names of people, places, things), at most 3. */
+  named: number;
+  /** A reaction or a pleasantry with nothing of the speaker's own: "Wow, that's amazing!" */
+  reaction: number;
+  /** A question and little else. */
+  question: number;
+  /** How long it is: ln(1 + characters) / ln(1 + 500), at most 1. */
+  length: number;
+  /** First-person words, a quarter each, at most 1 (one who talks about themselves says more of them). */
+  first_person_words: number;
+  /** Second-person words (you, your), a quarter each, at most 1: talk about the other. */
+  second_person: number;
+  /** Exclamation marks, a third each, at most 1. */
+  exclamations: number;
+  /** A shared image (its caption in brackets): what it shows is often not the speaker's fact. */
+  image: number;
+  /** A first-person statement about a life domain, a preference, a decision or a change: the core of a personal fact. */
+  life_fact: number;
+  /** The message before it, from someone else, asked a question: an answer carries the facts asked for. */
+  answers_question: number;
+}
+
+/** What came just before a message in its conversation, when known. */
+export interface FactContext {
+  previous?: { speaker: string | null; text: string } | null;
+  speaker?: string | null;
+}
+
+export type FactWeights = Record<keyof FactSignals, number>;
+
+/**
+ * Plain first-person facts that the rule path must keep whatever a data set's habits (issue 15's
+ * cases, English and Korean): each reaches the 0.7 importance trigger under the default weights
+ * (facts.spec.ts), and bench/tune-conversation.ts refuses weights that would not keep them.
+ */
+export const PLAIN_FACTS: readonly string[] = [
+  'I work at Acme as a software engineer',
+  'I just moved to Globex, I work there now',
+  'My daughter starts school next week',
+  'I hate cilantro, never put it in my food',
+  '저는 삼성에서 소프트웨어 엔지니어로 일해요',
+  '이사했어요, 이제 부산에 살아요',
+];
+
+const FIRST_PERSON = /\b(i|i'm|im|i've|ive|i'd|i'll|my|mine|me|myself|we|we're|we've|we'll|our|ours|us)\b|저는|제가|저의|나는|내가|나의|우리|저희/i;
+const VERB =
+  'am|was|were|have|had|got|get|went|go|started|start|finished|began|joined|moved|bought|made|took|visited|saw|met|decided|plan|planned|planning|will|want|wanted|need|needed|love|loved|like|liked|enjoy|enjoyed|hate|hated|prefer|work|worked|working|live|lived|living|study|studied|learned|learning|adopted|signed|lost|won|received|graduated|married|retired|quit|opened|launched|built|wrote|painted|ran|finally';
+const SELF_STATEMENT = new RegExp(
+  `\\b(i|we)\\s+(?:(?:just|recently|finally|also|really|actually|still|now|already|have|had|'ve|'m|am|was|were|'d|'ll|gonna|going to|started to|used to)\\s+)*(?:${VERB})\\b|\\b(i'm|im|i've|ive|we're|we've)\\s+\\w+|\\bmy\\s+(?:\\w+\\s+)?\\w+\\s+(is|was|are|were|has|had|got|gets|just|loves?|likes?|starts?|started|goes|went|works?|worked|lives?|lived|turned|turns|passed|died|moved|graduated|retired)\\b`,
+  'i',
+);
+// Korean drops the subject: a life event in the first person's polite or plain past/present counts without one.
+const SELF_STATEMENT_KO =
+  /(저는|제가|나는|내가|우리는|저희는).{0,30}(했|해요|합니다|했어|있어|있습니다|살아|살고|다녀|다니|일해|일하|좋아|싫어|샀|갔|시작|이사|결혼|졸업|그만)|(이사했|결혼했|졸업했|입사했|퇴사했|취직했|전학했|이직했|시작했|살고 있|살아요|일해요|일하고 있|다니고 있|다녀요|키우고 있|키워요)/;
+const DOMAIN =
+  /\b(job|work|career|company|boss|office|colleague|business|store|shop|studio|client|customer|salary|promotion|interview|home|house|apartment|city|town|moved|kids?|children|son|daughter|husband|wife|partner|boyfriend|girlfriend|mom|mother|dad|father|sister|brother|family|parents?|grandma|grandpa|baby|pregnant|doctor|hospital|sick|ill|allergic|allergy|diagnosed|surgery|therapy|health|school|class|degree|college|university|course|exam|dog|cat|pet|money|loan|rent)\b|회사|직장|일|집|이사|가족|아이|아들|딸|남편|아내|엄마|아빠|부모|병원|의사|아파|알레르기|학교|수업|대학|강아지|고양이/i;
+const PREFERENCE = /\b(love|loved|loves|like|liked|likes|enjoy|enjoyed|enjoys|hate|hated|hates|prefer|prefers|favou?rite|fave|passionate|passion|into)\b|좋아|싫어|선호|제일 좋/i;
+const PLAN = /\b(going to|gonna|plan|plans|planning|planned|will|want to|wanna|hope to|hoping to|thinking (?:of|about)|signed up|next (?:week|month|year|weekend)|tomorrow|soon)\b|할 거|예정|계획|하려고|다음 주|내일/i;
+const DECISION = /\b(decided|decide|decision|approved|approve|agreed|agree to|chose|chosen|picked|settled on|signed|confirmed|accepted|rejected|declined|cancel(?:l)?ed|postponed|committed|elected|hired|fired|bought|sold)\b|결정|승인|합의|선택|확정|취소|계약/i;
+const CORRECTION = /\b(actually|no longer|not anymore|any ?more|moved to|switched|changed|instead|now i|used to)\b|사실은|이제는|더 이상|바꿨|옮겼|이사했/i;
+const TIME =
+  /\b(yesterday|today|tonight|tomorrow|last (?:week|month|year|night|weekend|summer|winter|spring|fall)|next (?:week|month|year)|ago|since|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|weekend|summer|winter|at age|years? old|(?:19|20)\d\d)\b|어제|오늘|내일|지난주|다음 주|작년|내년|월요일|화요일|수요일|목요일|금요일|토요일|일요일|\d+월|\d+일|\d+년/i;
+const NUMBER = /\d/;
+const NAMED = /(?<=[\p{Ll},;:'")]\s)\p{Lu}[\p{Ll}\p{Lu}'’-]+|(?<![\p{L}])\p{Lu}{2,}(?![\p{L}])/gu;
+const REACTION =
+  /^\W*(wow|whoa|woah|aw+|oh|ooh|haha|lol|cool|nice|great|awesome|amazing|sounds|that's|thats|that is|thanks|thank you|congrats|congratulations|yay|omg|so (?:happy|glad|proud)|good (?:luck|job|for you)|sure|yeah|yes|yep|no worries|same here|definitely|absolutely|totally|glad|hey|hi|hello|bye|see you|take care|love (?:it|that|this)|lovely|beautiful|wonderful|you (?:got|are|'re)|keep (?:it|going)|let's)\b|^(와|우와|대박|좋아요|감사|고마워|축하|응|네|그래)/i;
+const WORD = /[\p{L}\p{N}]+/gu;
+const FIRST_PERSON_WORDS = /\b(i|i'm|im|i've|ive|i'd|i'll|my|mine|me|myself)\b|저는|제가|저의|나는|내가|나의/gi;
+const SECOND_PERSON = /\b(you|your|you're|youre|you've|yours|yourself)\b|당신|너는|네가/gi;
+
+/** The fact signals of a text (its speaker's name left out), with its conversation's previous message when known. */
+export function factSignals(text: string, context: FactContext = {}): FactSignals {
+  const words = text.match(WORD) ?? [];
+  const firstPerson = FIRST_PERSON.test(text) ? 1 : 0;
+  const selfStatement = SELF_STATEMENT.test(text) || SELF_STATEMENT_KO.test(text) ? 1 : 0;
+  const named = Math.min(3, new Set((text.match(NAMED) ?? []).filter((w) => !/^(I|I'm|I've|I'd|I'll|OK|TV)$/.test(w))).size);
+  const ownContent = selfStatement === 1 || named > 0 || NUMBER.test(text) || DECISION.test(text);
+  return {
+    first_person: firstPerson,
+    self_statement: selfStatement,
+    domain: DOMAIN.test(text) ? 1 : 0,
+    preference: firstPerson && PREFERENCE.test(text) ? 1 : 0,
+    plan: PLAN.test(text) ? 1 : 0,
+    decision: DECISION.test(text) ? 1 : 0,
+    correction: CORRECTION.test(text) ? 1 : 0,
+    time: TIME.test(text) ? 1 : 0,
+    number: NUMBER.test(text) ? 1 : 0,
+    named,
+    reaction: REACTION.test(text) && !ownContent ? 1 : 0,
+    question: /\?\s*$/.test(text.trim()) && words.length <= 12 && selfStatement === 0 ? 1 : 0,
+    length: Math.min(1, Math.log1p([...text].length) / Math.log1p(500)),
+    first_person_words: Math.min(1, (text.match(FIRST_PERSON_WORDS) ?? []).length / 4),
+    second_person: Math.min(1, (text.match(SECOND_PERSON) ?? []).length / 4),
+    exclamations: Math.min(1, (text.match(/!/g) ?? []).length / 3),
+    image: /\[shared an image: /.test(text) ? 1 : 0,
+    life_fact: selfStatement === 1 && (DOMAIN.test(text) || (firstPerson === 1 && PREFERENCE.test(text)) || DECISION.test(text) || CORRECTION.test(text)) ? 1 : 0,
+    answers_question: answersQuestion(context) ? 1 : 0,
+  };
+}
+
+function answersQuestion(context: FactContext): boolean {
+  const previous = context.previous;
+  if (!previous || !/\?\s*(\[[^\]]*\])?\s*$/.test(previous.text.trim())) return false;
+  return previous.speaker === null || context.speaker === undefined || context.speaker === null || previous.speaker !== context.speaker;
+}
+
+/**
+ * How much of a fact a text states: the weighted sum of its signals (weights may be negative
+ * for chatter), clamped to 0..1. Added to seed 001's rule score by the rule engine.
+ */
+export function factScore(signals: FactSignals, weights: FactWeights & { bias?: number }): number {
+  let score = weights.bias ?? 0;
+  for (const name of Object.keys(signals) as (keyof FactSignals)[]) score += (weights[name] ?? 0) * signals[name];
+  return Math.min(1, Math.max(0, Math.round(score * 1e9) / 1e9));
+}

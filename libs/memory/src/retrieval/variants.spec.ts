@@ -1,0 +1,40 @@
+import fc from 'fast-check';
+import { contentWords } from '../lifecycle/similarity';
+import { isVariant, newestFirstAmongVariants } from './variants';
+
+const hit = (id: string, content: string, day: number, key = id) => ({ id, category: 'note', key, content, occurred_at: new Date(Date.UTC(2026, 0, day)) });
+
+describe('the newest fact wins (search order)', () => {
+  it('a value changed is a variant; other statements are not', () => {
+    const v = (a: string, b: string) => isVariant(contentWords(a), contentWords(b));
+    expect(v('The user works at Acme', 'The user works at Globex')).toBe(true);
+    expect(v('Caroline lives in Boston with her dog', 'Caroline lives in Denver with her dog')).toBe(true);
+    expect(v('The user works at Acme', 'The user works at Acme')).toBe(false);
+    expect(v('The user works at Acme', 'Melanie painted a sunset last weekend')).toBe(false);
+    expect(v('The user works at Acme', 'The user loves jazz and hiking in the Alps')).toBe(false);
+  });
+
+  it('puts variants newest first in the places they had, and moves nothing else', () => {
+    const ranked = [hit('a', 'The user works at Acme', 1), hit('x', 'Melanie painted a sunset', 5), hit('g', 'The user works at Globex', 9)];
+    expect(newestFirstAmongVariants(ranked).map((h) => h.id)).toEqual(['g', 'x', 'a']);
+  });
+
+  it('the same key counts as the same thing whatever the wording', () => {
+    const ranked = [hit('old', 'Acme', 1, 'employer'), hit('new', 'Globex since March', 3, 'employer')];
+    expect(newestFirstAmongVariants(ranked).map((h) => h.id)).toEqual(['new', 'old']);
+  });
+
+  it('is a permutation, and leaves a list without variants as it was', () => {
+    const words = ['acme', 'globex', 'user', 'works', 'lives', 'boston', 'denver', 'paints', 'sunset', 'dog'];
+    const arb = fc.array(fc.record({ w: fc.subarray(words, { minLength: 1, maxLength: 5 }), day: fc.integer({ min: 1, max: 28 }) }), { maxLength: 12 });
+    fc.assert(
+      fc.property(arb, (items) => {
+        const hits = items.map((x, i) => hit(`h${i}`, x.w.join(' '), x.day));
+        const out = newestFirstAmongVariants(hits);
+        expect(out.map((h) => h.id).sort()).toEqual(hits.map((h) => h.id).sort());
+        const anyVariant = hits.some((a, i) => hits.some((b, j) => i < j && isVariant(contentWords(a.content), contentWords(b.content))));
+        if (!anyVariant) expect(out).toEqual(hits);
+      }),
+    );
+  });
+});

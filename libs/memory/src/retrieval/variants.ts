@@ -1,0 +1,44 @@
+import { contentWords } from '../lifecycle/similarity';
+
+/**
+ * Two statements of the same thing with a value changed ("The user works at Acme" / "The user
+ * works at Globex"): at least two content words in common and a word-set (Jaccard) similarity of
+ * at least 0.4, but not the same words. Ours (issue 15, "the newest fact wins").
+ */
+export function isVariant(a: Set<string>, b: Set<string>): boolean {
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared += 1;
+  const union = a.size + b.size - shared;
+  return shared >= 2 && shared < union && shared / union >= 0.4;
+}
+
+/**
+ * The newest fact wins (ours; docs/retrieval.md "Newest first"): among ranked hits, statements of
+ * the same thing (the same category and key, or variants: {@link isVariant}) keep the places the
+ * ranking gave them, but are put in them newest first (by `occurred_at`, the event time), so that
+ * the current value comes before the one it replaced. Other hits do not move.
+ *
+ * @param hits best first
+ * @returns the same hits, reordered
+ */
+export function newestFirstAmongVariants<T extends { category: string; key: string; content: string; occurred_at: Date }>(hits: readonly T[]): T[] {
+  const words = hits.map((h) => contentWords(h.content));
+  const group = hits.map((_, i) => i);
+  const root = (i: number): number => (group[i] === i ? i : (group[i] = root(group[i] as number)));
+  for (let i = 0; i < hits.length; i++) {
+    for (let j = i + 1; j < hits.length; j++) {
+      const a = hits[i] as T;
+      const b = hits[j] as T;
+      if ((a.category === b.category && a.key === b.key) || isVariant(words[i] as Set<string>, words[j] as Set<string>)) group[root(j)] = root(i);
+    }
+  }
+  const out = [...hits];
+  const members = new Map<number, number[]>();
+  hits.forEach((_, i) => members.set(root(i), [...(members.get(root(i)) ?? []), i]));
+  for (const places of members.values()) {
+    if (places.length < 2) continue;
+    const newest = [...places].sort((x, y) => (hits[y] as T).occurred_at.getTime() - (hits[x] as T).occurred_at.getTime() || x - y);
+    places.forEach((place, k) => (out[place] = hits[newest[k] as number] as T));
+  }
+  return out;
+}

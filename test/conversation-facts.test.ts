@@ -1,0 +1,131 @@
+import { Client } from 'pg';
+import { ManualClock } from '@engram/config';
+import { ForgettingJob, SleepCycleJob } from '@engram/jobs';
+import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+// Issue 15's cases, as a new user met them against the defaults (no LLM): a conversation is
+// posted the way mem0's add(messages) users do, one message at a time.
+describe('a conversation keeps the facts that matter (issue 15)', () => {
+  let t: TestApp;
+  let owner: Client;
+  const clock = new ManualClock('2026-03-06T15:00:00Z');
+
+  beforeAll(async () => {
+    t = await startTestApp({}, { clock });
+    owner = new Client({ connectionString: t.db.ownerUrl });
+    await owner.connect();
+  });
+  afterAll(async () => {
+    await owner.end();
+    await t.close();
+  });
+
+  const post = async (f: TenantFixture, conversation: string, content: string, extra: object = {}) =>
+    (await t.http().post(`/v1/conversations/${conversation}/messages`).set(asAgent(f)).send({ messages: [{ role: 'user', content, ...extra }] }).expect(201)).body;
+  const memories = async (f: TenantFixture) =>
+    (
+      await owner.query<{ id: string; content: string; importance_score: number; importance_source: string; current_retention: number; review_count: number; forgotten_at: Date | null; layer: string; review_schedule: Date[]; source_refs: string[] }>(
+        'select id, content, importance_score, importance_source, current_retention, review_count, forgotten_at, layer, review_schedule, source_refs from memories where tenant_id = $1 order by created_at',
+        [f.tenantId],
+      )
+    ).rows;
+  /** What the stream still holds moves on: the sleep cycle after its 5 minutes, and the STM's 30 minutes. */
+  const settle = async (f: TenantFixture) => {
+    clock.advance(31 * MINUTE);
+    await t.app.get(SleepCycleJob).run(f.tenantId);
+  };
+
+  it("keeps a user's plain facts about work and home, in English and Korean, and finds them", async () => {
+    const f = await createTenant(t, 'facts');
+    const said = [
+      'I work at Acme as a software engineer',
+      'I just moved to Globex, I work there now',
+      '저는 삼성에서 소프트웨어 엔지니어로 일해요',
+      '이사했어요, 이제 부산에 살아요',
+    ];
+    for (const content of said) {
+      const answer = await post(f, 'c', content);
+      expect({ content, attended: answer.attended }).toEqual({ content, attended: 1 });
+      clock.advance(MINUTE);
+    }
+    await settle(f);
+    const kept = await memories(f);
+    for (const content of said) expect(kept.map((m) => m.content)).toContain(`user: ${content}`);
+    for (const m of kept) expect({ content: m.content, importance: m.importance_score >= 0.7, layer: m.layer }).toEqual({ content: m.content, importance: true, layer: m.layer });
+
+    const search = await t.http().get('/v1/memory/search').query({ q: 'where does the user work' }).set(asAgent(f)).expect(200);
+    const found = search.body.items.map((m: { content: string }) => m.content);
+    expect(found).toEqual(expect.arrayContaining(['user: I work at Acme as a software engineer', 'user: I just moved to Globex, I work there now']));
+
+    // The recall dates each remembered event: the later statement is the current one.
+    const recall = (await t.http().get('/v1/memory/recall').set(asAgent(f)).expect(200)).text;
+    expect(recall).toContain('Memories: 4 total');
+    const dateOf = (content: string) => new RegExp(`Date: (\\S+ \\S+) UTC\\n  user: ${content}`).exec(recall)?.[1];
+    expect(dateOf('I work at Acme as a software engineer')).toBe('2026-03-06 15:00');
+    expect(dateOf('I just moved to Globex, I work there now')).toBe('2026-03-06 15:01');
+  });
+
+  it('leaves out chatter', async () => {
+    const f = await createTenant(t, 'chatter');
+    for (const content of ['Wow, that is amazing!', 'Thanks so much!', 'haha ok', 'Sounds good, see you!']) {
+      await post(f, 'c', content);
+      clock.advance(MINUTE);
+    }
+    await settle(f);
+    expect(await memories(f)).toEqual([]);
+  });
+
+  it('a fact said four times is one memory that gains importance and retention, and is not forgotten; a rewording reinforces it', async () => {
+    const f = await createTenant(t, 'repeated');
+    const answers = [];
+    for (let i = 0; i < 4; i++) {
+      answers.push(await post(f, 'd', 'DGIA approved the budget'));
+      clock.advance(MINUTE);
+    }
+    // The third mention is seed 000's repetition trigger; the fourth reinforces the memory it made.
+    expect(answers[2].consolidated).toEqual([expect.objectContaining({ trigger: 'repetition', status: 'created', messages: 3 })]);
+    expect(answers[3].reinforced).toEqual([expect.objectContaining({ memory_id: answers[2].consolidated[0].memory_id })]);
+    const reworded = await post(f, 'd', 'Noted: the DGIA approved the budget.');
+    expect(reworded.reinforced).toEqual([expect.objectContaining({ memory_id: answers[2].consolidated[0].memory_id })]);
+    await settle(f);
+
+    const [memory, ...others] = await memories(f);
+    expect(others).toEqual([]);
+    expect(memory).toMatchObject({ content: 'user: DGIA approved the budget', importance_source: 'consolidation' });
+    expect(memory!.importance_score).toBeGreaterThanOrEqual(0.6);
+    expect(memory!.review_count).toBe(2);
+    expect(memory!.source_refs).toHaveLength(5);
+    // Not forgotten by the sweeps of the next week.
+    for (let h = 1; h <= 7 * 24; h += 6) await t.app.get(ForgettingJob).run(f.tenantId, new Date(clock.now().getTime() + h * HOUR));
+    expect((await memories(f))[0]?.forgotten_at).toBeNull();
+  });
+
+  it('a memory stored at importance 0.3 is not forgotten by the sweep minutes later', async () => {
+    const f = await createTenant(t, 'grace');
+    await post(f, 'g', 'The parking garage closes at nine on Sundays', { importance: 0.3 });
+    const saved = await t.http().post('/v1/conversations/g/consolidate').set(asAgent(f)).expect(200);
+    expect(saved.body.consolidated).toHaveLength(1);
+    await t.app.get(ForgettingJob).run(f.tenantId, new Date(clock.now().getTime() + 5 * MINUTE));
+    const [memory] = await memories(f);
+    expect(memory?.forgotten_at).toBeNull();
+    // After its first review slot has passed unreviewed it goes, as the curve says.
+    await t.app.get(ForgettingJob).run(f.tenantId, new Date((memory?.review_schedule[0] as Date).getTime() + MINUTE));
+    expect((await memories(f))[0]?.forgotten_at).not.toBeNull();
+  });
+
+  it('ranks the newer of two statements of the same thing first, and the recall of keyed facts keeps seed 002 exactly', async () => {
+    const f = await createTenant(t, 'newest');
+    // The older one is more important and has been read: it would rank first on its own.
+    const old = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'employer_2024', content: 'The user works at Acme as an engineer', importance: 0.9 }).expect(201);
+    for (let i = 0; i < 3; i++) await t.http().get(`/v1/memory/${old.body.id}`).set(asAgent(f)).expect(200);
+    clock.advance(HOUR);
+    await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'employer_2026', content: 'The user works at Globex as an engineer', importance: 0.5 }).expect(201);
+    const search = await t.http().get('/v1/memory/search').query({ q: 'user works engineer' }).set(asAgent(f)).expect(200);
+    expect(search.body.items.map((m: { key: string }) => m.key)).toEqual(['employer_2026', 'employer_2024']);
+    const recall = (await t.http().get('/v1/memory/recall').set(asAgent(f)).expect(200)).text;
+    expect(recall).not.toContain('Date:');
+  });
+});

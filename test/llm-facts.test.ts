@@ -1,0 +1,101 @@
+import { Client } from 'pg';
+import { ManualClock } from '@engram/config';
+import { fakeLlm } from './support/fake-llm';
+import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+
+const fact = (key: string, content: string, importance = 0.8, category = 'fact') => ({ category, key, content, importance });
+
+// The LLM path of consolidation (docs/design.md §4.3) against a local server that speaks the
+// OpenAI chat protocol: keyed facts upserted through the one writer; every failure leaves the
+// rule path's episode alone.
+describe('fact extraction by an OpenAI-compatible LLM at consolidation', () => {
+  let t: TestApp;
+  let f: TenantFixture;
+  let owner: Client;
+  const clock = new ManualClock('2026-05-04T09:00:00Z');
+  const llm = fakeLlm((prompt) => {
+    // The importance prompt of each message: every message matters here.
+    if (prompt.includes('rate how important')) return { content: '{"importance_score": 0.9}' };
+    if (prompt.includes('I work at Acme')) return { content: JSON.stringify({ facts: [fact('employer', 'The user works at Acme as a software engineer'), fact('job_title', 'The user is a software engineer', 0.7)] }) };
+    if (prompt.includes('moved to Globex')) return { content: JSON.stringify({ facts: [fact('employer', 'The user works at Globex')] }) };
+    if (prompt.includes('cilantro')) return { content: 'Here you go: [{"category": "preference", "key": "food_dislikes", "content": "The user hates cilantro", "importance": 0.6}, {"category": "colour", "key": "x", "content": "bad category"} ' };
+    if (prompt.includes('garbage please')) return { content: 'I cannot help with that.' };
+    if (prompt.includes('server error')) return { status: 500 };
+    if (prompt.includes('too slow')) return { content: JSON.stringify({ facts: [fact('slow', 'never taken')] }), delayMs: 1500 };
+    if (prompt.includes('nothing here')) return { content: '{"facts": []}' };
+    return { content: '{"facts": []}' };
+  });
+
+  beforeAll(async () => {
+    const url = await llm.start();
+    t = await startTestApp({ LLM_URL: url, LLM_MODEL: 'test-model', LLM_TIMEOUT_MS: '500' }, { clock });
+    f = await createTenant(t, 'facts-llm');
+    owner = new Client({ connectionString: t.db.ownerUrl });
+    await owner.connect();
+  });
+  afterAll(async () => {
+    await owner.end();
+    await t.close();
+    await llm.stop();
+  });
+
+  const say = async (conversation: string, content: string) => {
+    await t.http().post(`/v1/conversations/${conversation}/messages`).set(asAgent(f)).send({ messages: [{ role: 'user', content }] }).expect(201);
+    clock.advance(60_000);
+    return (await t.http().post(`/v1/conversations/${conversation}/consolidate`).set(asAgent(f)).expect(200)).body.consolidated as {
+      memory_id: string;
+      facts?: { memory_id: string; category: string; key: string; status: string }[];
+    }[];
+  };
+  const rows = async (where: string, params: unknown[] = []) =>
+    (await owner.query(`select category, key, content, importance_score, importance_source, memory_type, occurred_at, source_refs, version from memories where tenant_id = $1 and ${where} order by key`, [f.tenantId, ...params])).rows;
+
+  it('upserts the keyed facts of a consolidated entry, with the schema asked for and the path recorded', async () => {
+    const [outcome] = await say('a', 'I work at Acme as a software engineer');
+    expect(outcome?.facts).toEqual([
+      expect.objectContaining({ category: 'fact', key: 'employer', status: 'created' }),
+      expect.objectContaining({ category: 'fact', key: 'job_title', status: 'created' }),
+    ]);
+    const call = llm.calls.find((c) => c.prompt.includes('I work at Acme') && !c.prompt.includes('rate how important'));
+    expect(call?.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'facts' } });
+    expect(call?.prompt).toContain('Keys the assistant already has: (none)');
+    const facts = await rows(`memory_type = 'semantic'`);
+    expect(facts).toEqual([
+      expect.objectContaining({ key: 'employer', content: 'The user works at Acme as a software engineer', importance_score: 0.8, importance_source: 'llm_facts' }),
+      expect.objectContaining({ key: 'job_title', importance_score: 0.7, importance_source: 'llm_facts' }),
+    ]);
+    // The episode, the rule path's memory, stays: the event as it was said.
+    expect(await rows(`memory_type = 'episodic'`)).toEqual([expect.objectContaining({ content: 'user: I work at Acme as a software engineer' })]);
+  });
+
+  it('a new value of a key replaces the old one, and the history keeps it with when it was said', async () => {
+    const saidAt = clock.now();
+    const [outcome] = await say('a', 'I just moved to Globex, I work there now');
+    expect(outcome?.facts).toEqual([expect.objectContaining({ key: 'employer', status: 'updated' })]);
+    const call = llm.calls.filter((c) => c.prompt.includes('moved to Globex') && !c.prompt.includes('rate how important')).at(-1);
+    expect(call?.prompt).toMatch(/Keys the assistant already has: .*fact\/employer/);
+    const [employer] = await rows(`key = 'employer'`);
+    expect(employer).toMatchObject({ content: 'The user works at Globex', version: 2 });
+    expect((employer?.occurred_at as Date).toISOString()).toBe(saidAt.toISOString());
+    const history = await t.http().get(`/v1/memory/${outcome?.facts?.[0]?.memory_id}/history`).set(asAgent(f)).expect(200);
+    expect(history.body.items.map((v: { content: string }) => v.content)).toEqual(['The user works at Globex', 'The user works at Acme as a software engineer']);
+  });
+
+  it('text that is not JSON: the valid fact objects in it are taken, the invalid ones dropped', async () => {
+    const [outcome] = await say('b', 'I hate cilantro, never put it in my food');
+    expect(outcome?.facts).toEqual([expect.objectContaining({ category: 'preference', key: 'food_dislikes', status: 'created' })]);
+  });
+
+  it.each([
+    ['garbage', 'garbage please, the rule path'],
+    ['a 500', 'server error, the rule path'],
+    ['a timeout', 'too slow, the rule path'],
+    ['no facts', 'nothing here, the rule path'],
+  ])('%s: the episode stands alone and the post succeeds', async (_label, content) => {
+    const before = (await rows(`memory_type = 'semantic'`)).length;
+    const [outcome] = await say(`c-${content.length}`, content);
+    expect(outcome?.memory_id).toBeDefined();
+    expect((await rows(`memory_type = 'semantic'`)).length).toBe(before);
+    expect(await rows(`memory_type = 'episodic' and content = $2`, [`user: ${content}`])).toHaveLength(1);
+  });
+});
