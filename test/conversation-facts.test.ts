@@ -103,6 +103,29 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
     expect((await memories(f))[0]?.forgotten_at).toBeNull();
   });
 
+  it('a repeat finds its memory among many, and a keyed fact is reinforced by the same words said', async () => {
+    const f = await createTenant(t, 'crowded');
+    // Ten important episodes that name the speaker "user" and asthma too, as the repeated one does:
+    // more important and fresher, they outrank it in a search for its own words.
+    for (let i = 0; i < 10; i++) {
+      await post(f, 'e', `My brother's asthma got worse in ${2010 + i} after we visited ${['Paris', 'Rome', 'Oslo', 'Lima', 'Kyiv', 'Doha', 'Riga', 'Baku', 'Bern', 'Suva'][i]} with my whole family`);
+      clock.advance(MINUTE);
+    }
+    for (let i = 0; i < 3; i++) {
+      await post(f, 'e', 'I have asthma.');
+      clock.advance(MINUTE);
+    }
+    await settle(f);
+    const asthma = (await memories(f)).filter((m) => m.content === 'user: I have asthma.');
+    expect(asthma).toHaveLength(1);
+    const again = await post(f, 'e2', 'I have asthma.');
+    expect(again.reinforced).toEqual([expect.objectContaining({ memory_id: asthma[0]?.id })]);
+
+    const kids = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'children', content: 'I have two kids' }).expect(201);
+    const said = await post(f, 'e3', 'I have two kids.');
+    expect(said.reinforced).toEqual([expect.objectContaining({ memory_id: kids.body.id, key: 'children' })]);
+  });
+
   it('a memory stored at importance 0.3 is not forgotten by the sweep minutes later', async () => {
     const f = await createTenant(t, 'grace');
     await post(f, 'g', 'The parking garage closes at nine on Sundays', { importance: 0.3 });

@@ -18,12 +18,12 @@ export interface RecallEntry {
 
 /**
  * A remembered event, which recall dates: a conversation's episode (key `episode_…`) or a memory
- * whose event time lies before it was stored (an import, a fact said earlier). A keyed write of
- * now has no date line: seed 002's layout exactly.
+ * whose event time is not when it was stored (an import, a fact said earlier, an appointment to
+ * come). A keyed write of now has no date line: seed 002's layout exactly.
  */
 export function isDated(entry: Pick<RecallEntry, 'key' | 'occurred_at' | 'created_at'>): boolean {
   if (!entry.occurred_at) return false;
-  return entry.key.startsWith('episode_') || (entry.created_at !== undefined && entry.occurred_at.getTime() < entry.created_at.getTime());
+  return entry.key.startsWith('episode_') || (entry.created_at !== undefined && Math.abs(entry.occurred_at.getTime() - entry.created_at.getTime()) >= 1000);
 }
 
 /** A remembered event's date line: `Date: 2026-03-06 15:00 UTC` (minutes, UTC). */

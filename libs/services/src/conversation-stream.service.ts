@@ -16,6 +16,7 @@ import {
   stmContent,
   stmDecision,
   sameStatement,
+  withoutSpeakers,
   wordSimilarity,
   type ConsolidationTrigger,
   type ImportanceResult,
@@ -37,7 +38,13 @@ const consolidatedFrom = new WeakMap<ConsolidationOutcome, SourcedStmEntry>();
 const speakerOf = (m: IncomingMessage): string => m.speaker ?? m.role;
 
 /** Memories compared with an entry for its association and for a near-duplicate. */
-const SIMILAR_CANDIDATES = 5;
+const SIMILAR_CANDIDATES = 10;
+
+/**
+ * The text of an entry to compare with a memory: as it is when the memory names its speakers
+ * too (an episode), else without them (a keyed memory states the fact itself: "I have two kids").
+ */
+const comparable = (entryText: string, memory: string): string => (/^[^:\n]{1,64}:\s/.test(memory) ? entryText : withoutSpeakers(entryText));
 /** Messages scored at once (the scorer may call an LLM). */
 const SCORING_BATCH = 8;
 
@@ -152,7 +159,7 @@ export class ConversationStream {
     const words = contentWords(content);
     const candidates = await this.similar(tx, scope, content, config);
     // It repeats what long-term memory holds: rehearsal of that memory (seed 000), not a new entry.
-    const near = candidates.find((m) => sameStatement(content, m.content, config.consolidation.near_duplicate_similarity));
+    const near = candidates.find((m) => sameStatement(comparable(content, m.content), m.content, config.consolidation.near_duplicate_similarity));
     if (near) {
       await this.writer.reinforce(tx, near, [message.id], message.importance.score, this.clock.now(), config);
       result.reinforced.push({ message_id: message.id, memory_id: near.id, key: near.key });
@@ -241,7 +248,7 @@ export class ConversationStream {
       scores.push(
         ...(await Promise.all(
           batch.map(({ message: m, previous }) =>
-            m.importance !== undefined ? { score: m.importance, path: 'caller' as const } : this.scorer.score(m.content, { speaker: speakerOf(m), previous }, config),
+            m.importance !== undefined ? { score: m.importance, path: 'caller' as const } : this.scorer.score(m.content, { speaker: speakerOf(m), role: m.role, previous }, config),
           ),
         )),
       );
@@ -271,7 +278,8 @@ export class ConversationStream {
    * stale for the searches that follow).
    */
   private async similar(tx: TenantTx, scope: MemoryScope, content: string, config: LifecycleConfig) {
-    const query = { q: content.slice(0, 1000), mode: 'any' as const, vector: null, filter: {}, limit: SIMILAR_CANDIDATES };
+    // Without the speakers: every episode names one, and "user" would match them all.
+    const query = { q: (withoutSpeakers(content).trim() || content).slice(0, 1000), mode: 'any' as const, vector: null, filter: {}, limit: SIMILAR_CANDIDATES };
     const hits = await this.search.search(tx, scope.mindId, query, config, { access: false, statistics: 'uncounted' });
     return hits.map((h) => h.row);
   }
@@ -333,7 +341,7 @@ export class ConversationStream {
     const outcome = { stm_entry_id: entry.id, trigger, score: entryScore(entry, config), messages: entry.message_ids.length };
     const words = contentWords(entry.content);
     const candidates = await this.similar(tx, scope, entry.content, config);
-    const near = candidates.find((m) => sameStatement(entry.content, m.content, config.consolidation.near_duplicate_similarity));
+    const near = candidates.find((m) => sameStatement(comparable(entry.content, m.content), m.content, config.consolidation.near_duplicate_similarity));
     if (near) {
       await this.writer.reinforce(tx, near, entry.message_ids, episodeImportance(entry, trigger, config).score, now, config);
       return { ...outcome, memory_id: near.id, key: near.key, status: 'reinforced' };

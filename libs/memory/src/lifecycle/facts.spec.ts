@@ -57,4 +57,11 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     expect(same('ana: I moved here with my husband, two kids and our old dog last summer from Boston', 'ana: I moved here with my husband, two kids and our old dog last summer from Denver')).toBe(false);
     expect(same('ana: the garage code is 4711 and the gate opens at seven every morning', 'ana: the garage code is 4712 and the gate opens at seven every morning')).toBe(false);
   });
+
+  it("an assistant's words are not a user's facts, a first-person reaction is chatter, decomposed Hangul reads as composed", () => {
+    const said = 'As an AI I do not have preferences, but I love helping! I live in the cloud.';
+    expect(scoreByRulesAndFacts(said, { role: 'assistant' }, DEFAULT_LIFECYCLE)).toBe(scoreByRules(said, {}, DEFAULT_LIFECYCLE));
+    for (const text of ['I love it!', "That's so cool, I love it!", 'I like that']) expect(score(text)).toBeLessThan(trigger);
+    expect(score('저는 서울에 살아요.'.normalize('NFD'))).toBe(score('저는 서울에 살아요.'));
+  });
 });

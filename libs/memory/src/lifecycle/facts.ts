@@ -44,7 +44,7 @@ export interface FactSignals {
   exclamations: number;
   /** A shared image (its caption in brackets): what it shows is often not the speaker's fact. */
   image: number;
-  /** A first-person statement about a life domain, a preference, a decision or a change: the core of a personal fact. */
+  /** A first-person statement of identity ("I'm a nurse", "my name is"), a life domain, a preference, a decision or a change: the core of a personal fact. */
   life_fact: number;
   /** The message before it, from someone else, asked a question: an answer carries the facts asked for. */
   answers_question: number;
@@ -54,6 +54,8 @@ export interface FactSignals {
 export interface FactContext {
   previous?: { speaker: string | null; text: string } | null;
   speaker?: string | null;
+  /** The message's role: only a user's (or an unnamed writer's) words are scored as facts about a person. */
+  role?: 'user' | 'assistant' | 'system' | 'tool';
 }
 
 export type FactWeights = Record<keyof FactSignals, number>;
@@ -68,28 +70,48 @@ export const PLAIN_FACTS: readonly string[] = [
   'I just moved to Globex, I work there now',
   'My daughter starts school next week',
   'I hate cilantro, never put it in my food',
+  "I'm a nurse.",
+  'I live in Toronto.',
+  'My name is Jordan.',
+  "I'm vegetarian.",
+  'I have asthma.',
+  "I don't eat pork.",
+  'I switched to a vegan diet.',
+  'I no longer work at Acme.',
   '저는 삼성에서 소프트웨어 엔지니어로 일해요',
   '이사했어요, 이제 부산에 살아요',
+  '저는 서울에 살아요.',
+  '저는 당뇨병이 있어요.',
+  '저는 최근에 글로벡스로 이직했어요.',
+  '제 아내는 의사예요.',
+  '제 이름은 민수예요.',
+  '다음 달에 일본에 갈 거예요.',
 ];
 
 const FIRST_PERSON = /\b(i|i'm|im|i've|ive|i'd|i'll|my|mine|me|myself|we|we're|we've|we'll|our|ours|us)\b|저는|제가|저의|나는|내가|나의|우리|저희/i;
 const VERB =
-  'am|was|were|have|had|got|get|went|go|started|start|finished|began|joined|moved|bought|made|took|visited|saw|met|decided|plan|planned|planning|will|want|wanted|need|needed|love|loved|like|liked|enjoy|enjoyed|hate|hated|prefer|work|worked|working|live|lived|living|study|studied|learned|learning|adopted|signed|lost|won|received|graduated|married|retired|quit|opened|launched|built|wrote|painted|ran|finally';
+  'am|was|were|have|had|got|get|went|go|started|start|finished|began|joined|moved|bought|made|took|visited|saw|met|decided|plan|planned|planning|will|want|wanted|need|needed|love|loved|like|liked|enjoy|enjoyed|hate|hated|prefer|work|worked|working|live|lived|living|study|studied|learned|learning|adopted|signed|lost|won|received|graduated|married|retired|quit|opened|launched|built|wrote|painted|ran|finally|switched|changed|became|stopped';
 const SELF_STATEMENT = new RegExp(
   `\\b(i|we)\\s+(?:(?:just|recently|finally|also|really|actually|still|now|already|have|had|'ve|'m|am|was|were|'d|'ll|gonna|going to|started to|used to)\\s+)*(?:${VERB})\\b|\\b(i'm|im|i've|ive|we're|we've)\\s+\\w+|\\bmy\\s+(?:\\w+\\s+)?\\w+\\s+(is|was|are|were|has|had|got|gets|just|loves?|likes?|starts?|started|goes|went|works?|worked|lives?|lived|turned|turns|passed|died|moved|graduated|retired)\\b`,
   'i',
 );
 // Korean drops the subject: a life event in the first person's polite or plain past/present counts without one.
 const SELF_STATEMENT_KO =
-  /(저는|제가|나는|내가|우리는|저희는).{0,30}(했|해요|합니다|했어|있어|있습니다|살아|살고|다녀|다니|일해|일하|좋아|싫어|샀|갔|시작|이사|결혼|졸업|그만)|(이사했|결혼했|졸업했|입사했|퇴사했|취직했|전학했|이직했|시작했|살고 있|살아요|일해요|일하고 있|다니고 있|다녀요|키우고 있|키워요)/;
+  /(저는|제가|나는|내가|우리는|저희는).{0,30}(했|해요|합니다|했어|있어|있습니다|살아|살고|다녀|다니|일해|일하|좋아|싫어|샀|갔|시작|이사|결혼|졸업|그만)|(이사했|결혼했|졸업했|입사했|퇴사했|취직했|전학했|이직했|시작했|살고 있|살아요|일해요|일하고 있|다니고 있|다녀요|키우고 있|키워요|갈 거|할 거|갈 예정|할 예정|하려고)/;
 const DOMAIN =
-  /\b(job|work|career|company|boss|office|colleague|business|store|shop|studio|client|customer|salary|promotion|interview|home|house|apartment|city|town|moved|kids?|children|son|daughter|husband|wife|partner|boyfriend|girlfriend|mom|mother|dad|father|sister|brother|family|parents?|grandma|grandpa|baby|pregnant|doctor|hospital|sick|ill|allergic|allergy|diagnosed|surgery|therapy|health|school|class|degree|college|university|course|exam|dog|cat|pet|money|loan|rent)\b|회사|직장|일|집|이사|가족|아이|아들|딸|남편|아내|엄마|아빠|부모|병원|의사|아파|알레르기|학교|수업|대학|강아지|고양이/i;
+  /\b(job|work|career|company|boss|office|colleague|business|store|shop|studio|client|customer|salary|promotion|interview|home|house|apartment|city|town|moved|kids?|children|son|daughter|husband|wife|partner|boyfriend|girlfriend|mom|mother|dad|father|sister|brother|family|parents?|grandma|grandpa|baby|pregnant|doctor|hospital|sick|ill|allergic|allergy|diagnosed|surgery|therapy|health|school|class|degree|college|university|course|exam|dog|cat|pet|money|loan|rent)\b|회사|직장|일|집|이사|이직|취직|입사|퇴사|가족|아이|아들|딸|남편|아내|엄마|아빠|부모|병원|의사|아파|알레르기|학교|수업|대학|강아지|고양이/i;
 const PREFERENCE = /\b(love|loved|loves|like|liked|likes|enjoy|enjoyed|enjoys|hate|hated|hates|prefer|prefers|favou?rite|fave|passionate|passion|into)\b|좋아|싫어|선호|제일 좋/i;
 const PLAN = /\b(going to|gonna|plan|plans|planning|planned|will|want to|wanna|hope to|hoping to|thinking (?:of|about)|signed up|next (?:week|month|year|weekend)|tomorrow|soon)\b|할 거|예정|계획|하려고|다음 주|내일/i;
 const DECISION = /\b(decided|decide|decision|approved|approve|agreed|agree to|chose|chosen|picked|settled on|signed|confirmed|accepted|rejected|declined|cancel(?:l)?ed|postponed|committed|elected|hired|fired|bought|sold)\b|결정|승인|합의|선택|확정|취소|계약/i;
 const CORRECTION = /\b(actually|no longer|not anymore|any ?more|moved to|switched|changed|instead|now i|used to)\b|사실은|이제는|더 이상|바꿨|옮겼|이사했/i;
 const TIME =
   /\b(yesterday|today|tonight|tomorrow|last (?:week|month|year|night|weekend|summer|winter|spring|fall)|next (?:week|month|year)|ago|since|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|weekend|summer|winter|at age|years? old|(?:19|20)\d\d)\b|어제|오늘|내일|지난주|다음 주|작년|내년|월요일|화요일|수요일|목요일|금요일|토요일|일요일|\d+월|\d+일|\d+년/i;
+// Who a person is, what they have and how they live: "I'm a nurse", "my name is", "I live in",
+// "I have asthma", "I'm vegetarian", "I don't eat pork"; Korean identity and family statements.
+const IDENTITY =
+  /\b(i'm|im|i am)\s+(a|an)\s+\w+|\bmy name\b|\bi\s+(live|grew up|was born)\b|\b(i'm|im|i am)\s+from\b|\bi\s+(have|had|got)\s+(a|an|two|three|\d+)?\s*\w+|\b(i'm|im|i am)\s+(vegetarian|vegan|allergic|pregnant|married|single|divorced|retired|diabetic|sober|\d+)|\bi\s+(don't|do not|never|no longer)\s+(eat|drink|smoke|work|live)\b|제 이름은|저는 .{1,20}(예요|이에요|입니다|이야)|제 (아내|남편|딸|아들|엄마|아빠|부모님|여자친구|남자친구)|(있어요|없어요|있습니다|살아요|살고 있어요)/i;
+// A reaction in the first person says nothing of the speaker: "I love it!", "I like that".
+const REACTION_SELF = /\b(i|we)\s+(really\s+|totally\s+|just\s+)?(love|like|adore|enjoy)\s+(it|that|this|them|those)\b\W*/gi;
 const NUMBER = /\d/;
 const NAMED = /(?<=[\p{Ll},;:'")]\s)\p{Lu}[\p{Ll}\p{Lu}'’-]+|(?<![\p{L}])\p{Lu}{2,}(?![\p{L}])/gu;
 const REACTION =
@@ -99,10 +121,13 @@ const FIRST_PERSON_WORDS = /\b(i|i'm|im|i've|ive|i'd|i'll|my|mine|me|myself)\b|�
 const SECOND_PERSON = /\b(you|your|you're|youre|you've|yours|yourself)\b|당신|너는|네가/gi;
 
 /** The fact signals of a text (its speaker's name left out), with its conversation's previous message when known. */
-export function factSignals(text: string, context: FactContext = {}): FactSignals {
+export function factSignals(raw: string, context: FactContext = {}): FactSignals {
+  // Decomposed Hangul (NFD, as some keyboards send it) reads as the composed form.
+  const text = raw.normalize('NFC');
+  const own = text.replace(REACTION_SELF, ' ');
   const words = text.match(WORD) ?? [];
   const firstPerson = FIRST_PERSON.test(text) ? 1 : 0;
-  const selfStatement = SELF_STATEMENT.test(text) || SELF_STATEMENT_KO.test(text) ? 1 : 0;
+  const selfStatement = SELF_STATEMENT.test(own) || SELF_STATEMENT_KO.test(own) || IDENTITY.test(own) ? 1 : 0;
   const named = Math.min(3, new Set((text.match(NAMED) ?? []).filter((w) => !/^(I|I'm|I've|I'd|I'll|OK|TV)$/.test(w))).size);
   const ownContent = selfStatement === 1 || named > 0 || NUMBER.test(text) || DECISION.test(text);
   return {
@@ -116,14 +141,14 @@ export function factSignals(text: string, context: FactContext = {}): FactSignal
     time: TIME.test(text) ? 1 : 0,
     number: NUMBER.test(text) ? 1 : 0,
     named,
-    reaction: REACTION.test(text) && !ownContent ? 1 : 0,
+    reaction: (REACTION.test(text) || own.trim().length === 0 || /^\W*$/.test(own)) && !ownContent ? 1 : 0,
     question: /\?\s*$/.test(text.trim()) && words.length <= 12 && selfStatement === 0 ? 1 : 0,
     length: Math.min(1, Math.log1p([...text].length) / Math.log1p(500)),
     first_person_words: Math.min(1, (text.match(FIRST_PERSON_WORDS) ?? []).length / 4),
     second_person: Math.min(1, (text.match(SECOND_PERSON) ?? []).length / 4),
     exclamations: Math.min(1, (text.match(/!/g) ?? []).length / 3),
     image: /\[shared an image: /.test(text) ? 1 : 0,
-    life_fact: selfStatement === 1 && (DOMAIN.test(text) || (firstPerson === 1 && PREFERENCE.test(text)) || DECISION.test(text) || CORRECTION.test(text)) ? 1 : 0,
+    life_fact: selfStatement === 1 && (IDENTITY.test(own) || DOMAIN.test(own) || (firstPerson === 1 && PREFERENCE.test(own)) || DECISION.test(own) || CORRECTION.test(own)) ? 1 : 0,
     answers_question: answersQuestion(context) ? 1 : 0,
   };
 }

@@ -78,11 +78,16 @@ export function scoreByRules(content: string, meta: { priority?: MemoryPriority 
  *
  * @param meta.previous the conversation's message before this one (its speaker and text), when known
  * @param meta.speaker this message's speaker
+ * @param meta.role its role: the fact score applies to `user` messages (and to text without a role); an
+ *   assistant's, a system's or a tool's message gets seed 001's rules alone
  *
  * @returns a score in 0..1
  */
 export function scoreByRulesAndFacts(content: string, meta: { priority?: MemoryPriority } & FactContext, config: LifecycleConfig): number {
-  const score = scoreByRules(content, meta, config) + factScore(factSignals(content, meta), config.importance.facts);
+  const text = content.normalize('NFC');
+  // An assistant's "I love helping" is not a fact about the user: its messages get seed 001's rules alone.
+  const facts = meta.role === undefined || meta.role === 'user' ? factScore(factSignals(text, meta), config.importance.facts) : 0;
+  const score = scoreByRules(text, meta, config) + facts;
   return clamp01(Math.round(score * 1e9) / 1e9);
 }
 

@@ -3,7 +3,7 @@ const STOP_WORDS = new Set(
     'my your his its our their this that these those do does did have has had not no yes just very really too also can could will would shall should ' +
     'what which who whom when where why how all any some there here about into over out up down off than oh ok okay yeah hey hi ' +
     // Fillers that reword a statement without changing it ("Noted: the DGIA approved the budget").
-    'noted fyi btw anyway um uh hmm well basically guess update').split(' '),
+    'noted fyi btw anyway um uh hmm well basically guess update reminder 참고로').split(' '),
 );
 
 /** Content words of a text: lower-cased letters and digits, stop words dropped. */

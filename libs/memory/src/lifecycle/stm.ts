@@ -90,9 +90,14 @@ export function rehearse(entry: StmEntry, messageId: string, now: Date, config: 
   };
 }
 
-/** What an entry says, without the `<speaker>: ` that starts each of its lines (a name shared by every line of one speaker is no topic). */
+/** A text without the `<speaker>: ` that starts each of its lines (an entry's or an episode's). */
+export function withoutSpeakers(text: string): string {
+  return text.replace(/^[^:\n]{1,64}:\s/gm, '');
+}
+
+/** What an entry says, without its speakers (a name shared by every line of one speaker is no topic). */
 function saidIn(entry: StmEntry): string {
-  return entry.content.replace(/^[^:\n]{1,64}:\s/gm, '');
+  return withoutSpeakers(entry.content);
 }
 
 /**
