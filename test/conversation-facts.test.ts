@@ -124,6 +124,15 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
     const kids = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'children', content: 'I have two kids' }).expect(201);
     const said = await post(f, 'e3', 'I have two kids.');
     expect(said.reinforced).toEqual([expect.objectContaining({ memory_id: kids.body.id, key: 'children' })]);
+
+    // A repeat that matters more raises the importance, and the path that scored it is recorded.
+    const low = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'job', content: "I'm a nurse.", importance: 0.3 }).expect(201);
+    expect(low.body.importance_source).toBe('caller');
+    const repeat = await post(f, 'e4', "I'm a nurse.");
+    expect(repeat.reinforced).toEqual([expect.objectContaining({ memory_id: low.body.id })]);
+    const raised = (await memories(f)).find((m) => m.id === low.body.id);
+    expect(raised).toMatchObject({ importance_source: 'rules' });
+    expect(raised?.importance_score).toBeGreaterThanOrEqual(0.7);
   });
 
   it('a memory stored at importance 0.3 is not forgotten by the sweep minutes later', async () => {

@@ -161,7 +161,7 @@ export class ConversationStream {
     // It repeats what long-term memory holds: rehearsal of that memory (seed 000), not a new entry.
     const near = candidates.find((m) => sameStatement(comparable(content, m.content), m.content, config.consolidation.near_duplicate_similarity));
     if (near) {
-      await this.writer.reinforce(tx, near, [message.id], message.importance.score, this.clock.now(), config);
+      await this.writer.reinforce(tx, near, [message.id], message.importance, this.clock.now(), config);
       result.reinforced.push({ message_id: message.id, memory_id: near.id, key: near.key });
       return { buffer, entryId: null };
     }
@@ -343,7 +343,7 @@ export class ConversationStream {
     const candidates = await this.similar(tx, scope, entry.content, config);
     const near = candidates.find((m) => sameStatement(comparable(entry.content, m.content), m.content, config.consolidation.near_duplicate_similarity));
     if (near) {
-      await this.writer.reinforce(tx, near, entry.message_ids, episodeImportance(entry, trigger, config).score, now, config);
+      await this.writer.reinforce(tx, near, entry.message_ids, episodeImportance(entry, trigger, config), now, config);
       return { ...outcome, memory_id: near.id, key: near.key, status: 'reinforced' };
     }
     // A local embedder costs nothing here; a remote one is left to the backfill, outside this transaction.

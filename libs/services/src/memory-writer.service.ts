@@ -202,9 +202,11 @@ export class MemoryWriter {
    * memory at least as important as the repetition), and the messages join its `source_refs`
    * (the newest 100). Not a new version: what it states is unchanged.
    *
-   * @param importance 0..1, the repeating entry's importance
+   * @param repetition the repeating message's or entry's importance (0..1) and the path that scored it;
+   *   when it raises the memory's importance, `importance_source` becomes that path
    */
-  async reinforce(tx: TenantTx, memory: Pick<MemoryRow, 'id' | 'mind_id'>, messageIds: readonly string[], importance: number, now: Date, config: LifecycleConfig): Promise<void> {
+  async reinforce(tx: TenantTx, memory: Pick<MemoryRow, 'id' | 'mind_id'>, messageIds: readonly string[], repetition: ImportanceResult, now: Date, config: LifecycleConfig): Promise<void> {
+    const importance = repetition.score;
     const row = await this.memories.findById(tx, memory.mind_id, memory.id, { forUpdate: true });
     if (!row) return;
     const refs = [...new Set([...row.source_refs, ...messageIds])].slice(-100);
@@ -218,6 +220,8 @@ export class MemoryWriter {
     await this.memories.update(tx, row.mind_id, row.id, {
       source_refs: refs,
       importance_score: next.importance_score,
+      // The path that set the importance is the repetition's when it raised it.
+      ...(next.importance_score > state.importance_score ? { importance_source: repetition.path } : {}),
       layer: next.layer,
       current_retention: next.current_retention,
       retention_at: next.retention_at,
