@@ -55,9 +55,8 @@ where
   and "mind_id" = $2
   and "conversation_id" = $3
   and "occurred_at" <= $4
-  and "id" not in ($5)
 order by
   "occurred_at" desc,
   "id" desc
 limit
-  $6;
+  $5;

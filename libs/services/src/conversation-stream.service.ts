@@ -2,20 +2,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '@engram/config';
 import { MemoriesRepository, MessagesRepository, StmRepository, TenantDb, newId, type NewMessage, type TenantTx } from '@engram/db';
 import { RequestEmbedder } from '@engram/embeddings';
-import { FactExtractor, ImportanceScorer } from '@engram/llm';
+import { ImportanceScorer } from '@engram/llm';
 import {
   advanceStm,
   attend,
   contentWords,
   enterStm,
   entryScore,
-  FACT_KEYS_SHOWN,
   episodeImportance,
   episodeMemory,
   immediateTriggers,
+  repeatsMemory,
   stmContent,
   stmDecision,
-  sameStatement,
   withoutSpeakers,
   wordSimilarity,
   type ConsolidationTrigger,
@@ -27,12 +26,10 @@ import {
 import { HybridSearch } from './hybrid-search.service';
 import { LifecycleSettings } from './lifecycle-settings.service';
 import type { MemoryScope } from './memory-scope';
+import { FactConsolidation } from './fact-consolidation.service';
 import { MemoryWriter } from './memory-writer.service';
 import { MindAccess } from './mind-access';
 import type { AppendResult, ConsolidationOutcome, IncomingMessage } from './conversation.types';
-
-/** The STM entry each new episode came from, for the LLM path that runs after its transaction. */
-const consolidatedFrom = new WeakMap<ConsolidationOutcome, SourcedStmEntry>();
 
 /** Who said a message: its speaker, else its role. */
 const speakerOf = (m: IncomingMessage): string => m.speaker ?? m.role;
@@ -40,11 +37,6 @@ const speakerOf = (m: IncomingMessage): string => m.speaker ?? m.role;
 /** Memories compared with an entry for its association and for a near-duplicate. */
 const SIMILAR_CANDIDATES = 10;
 
-/**
- * The text of an entry to compare with a memory: as it is when the memory names its speakers
- * too (an episode), else without them (a keyed memory states the fact itself: "I have two kids").
- */
-const comparable = (entryText: string, memory: string): string => (/^[^:\n]{1,64}:\s/.test(memory) ? entryText : withoutSpeakers(entryText));
 /** Messages scored at once (the scorer may call an LLM). */
 const SCORING_BATCH = 8;
 
@@ -69,7 +61,7 @@ export class ConversationStream {
     private readonly writer: MemoryWriter,
     private readonly search: HybridSearch,
     private readonly scorer: ImportanceScorer,
-    private readonly facts: FactExtractor,
+    private readonly facts: FactConsolidation,
     private readonly embedder: RequestEmbedder,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -93,7 +85,7 @@ export class ConversationStream {
     const before = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
       // What was said before this batch: the first message is scored in its context.
-      const last = await this.messages.lastBefore(tx, scope.mindId, conversationId, first, []);
+      const last = await this.messages.lastBefore(tx, scope.mindId, conversationId, first);
       await this.messages.insert(tx, scope.mindId, rows);
       return last;
     });
@@ -127,7 +119,7 @@ export class ConversationStream {
       result.stm_size = buffer.length;
       return result;
     });
-    await this.extractFacts(scope, conversationId, appended.consolidated, config);
+    await this.facts.extract(scope, conversationId, appended.consolidated, config);
     return appended;
   }
 
@@ -159,7 +151,7 @@ export class ConversationStream {
     const words = contentWords(content);
     const candidates = await this.similar(tx, scope, content, config);
     // It repeats what long-term memory holds: rehearsal of that memory (seed 000), not a new entry.
-    const near = candidates.find((m) => sameStatement(comparable(content, m.content), m.content, config.consolidation.near_duplicate_similarity));
+    const near = candidates.find((m) => repeatsMemory(content, m.content, config));
     if (near) {
       await this.writer.reinforce(tx, near, [message.id], message.importance, this.clock.now(), config);
       result.reinforced.push({ message_id: message.id, memory_id: near.id, key: near.key });
@@ -188,7 +180,7 @@ export class ConversationStream {
       await this.stm.save(tx, scope.mindId, conversationId, []);
       return consolidated;
     });
-    await this.extractFacts(scope, conversationId, out, config);
+    await this.facts.extract(scope, conversationId, out, config);
     return out;
   }
 
@@ -207,7 +199,7 @@ export class ConversationStream {
       if (after.length !== before.length) await this.stm.save(tx, scope.mindId, conversationId, after);
       return result;
     });
-    await this.extractFacts(scope, conversationId, done.consolidated, config);
+    await this.facts.extract(scope, conversationId, done.consolidated, config);
     return done;
   }
 
@@ -293,45 +285,6 @@ export class ConversationStream {
   }
 
   /**
-   * The LLM path of consolidation (docs/design.md §4.3; libs/llm `FactExtractor`), after the
-   * transaction that wrote the episodes, so that no connection waits on the model: for each new
-   * episode, the keyed facts the LLM extracts from its messages, each upserted through the one
-   * writer (`importance_source: llm_facts`, `memory_type: semantic`, on the entry's event time,
-   * the messages as `source_refs`): a new value of an existing key replaces the old one and the
-   * history keeps it. Without `LLM_URL`, or when the model gives nothing usable, nothing more is
-   * written: the episode (the rule path) stands alone. Adds `facts` to each outcome.
-   */
-  private async extractFacts(scope: MemoryScope, conversationId: string, outcomes: readonly ConsolidationOutcome[], config: LifecycleConfig): Promise<void> {
-    if (!this.facts.enabled) return;
-    for (const outcome of outcomes) {
-      const entry = consolidatedFrom.get(outcome);
-      if (!entry) continue;
-      const keys = await this.tenantDb.run(scope.tenantId, (tx) => this.memories.factKeys(tx, scope.mindId, FACT_KEYS_SHOWN));
-      const extracted = await this.facts.extract(entry.content, entry.entered_at, keys);
-      if (!extracted) continue;
-      const vectors = this.embedder.local ? (await this.embedder.tryEmbed(extracted.facts.map((f) => f.content))).vectors : [];
-      const now = this.clock.now();
-      outcome.facts = await this.tenantDb.run(scope.tenantId, async (tx) => {
-        const out: NonNullable<ConsolidationOutcome['facts']> = [];
-        for (const [i, fact] of extracted.facts.entries()) {
-          const write = {
-            category: fact.category,
-            key: fact.key,
-            content: fact.content,
-            occurred_at: entry.entered_at.toISOString(),
-            memory_type: 'semantic' as const,
-            source_refs: entry.message_ids.slice(-100),
-            temporal_context: `conversation ${conversationId}`.slice(0, 255),
-          };
-          const result = await this.writer.upsert(tx, scope, write, { score: fact.importance, path: 'llm_facts' }, { model: this.embedder.embedder.model, vector: vectors[i] ?? null }, now, config);
-          out.push({ memory_id: result.memory.id, category: fact.category, key: fact.key, status: result.status });
-        }
-        return out;
-      });
-    }
-  }
-
-  /**
    * STM → LTM (seed 000 `consolidate`): an existing memory of nearly the same words is reinforced
    * (MemoryWriter `reinforce`); otherwise a new episodic memory is written (libs/memory
    * `episodeMemory`: its compressed form, strength × 1.5, the messages as `source_refs`).
@@ -339,21 +292,20 @@ export class ConversationStream {
   private async consolidate(tx: TenantTx, scope: MemoryScope, conversationId: string, entry: SourcedStmEntry, trigger: ConsolidationTrigger, config: LifecycleConfig): Promise<ConsolidationOutcome> {
     const now = this.clock.now();
     const outcome = { stm_entry_id: entry.id, trigger, score: entryScore(entry, config), messages: entry.message_ids.length };
-    const words = contentWords(entry.content);
     const candidates = await this.similar(tx, scope, entry.content, config);
-    const near = candidates.find((m) => sameStatement(comparable(entry.content, m.content), m.content, config.consolidation.near_duplicate_similarity));
+    const importance = episodeImportance(entry, trigger, config);
+    const near = candidates.find((m) => repeatsMemory(entry.content, m.content, config));
     if (near) {
-      await this.writer.reinforce(tx, near, entry.message_ids, episodeImportance(entry, trigger, config), now, config);
+      await this.writer.reinforce(tx, near, entry.message_ids, importance, now, config);
       return { ...outcome, memory_id: near.id, key: near.key, status: 'reinforced' };
     }
     // A local embedder costs nothing here; a remote one is left to the backfill, outside this transaction.
     const vector = this.embedder.local ? ((await this.embedder.tryEmbed([entry.content])).vectors[0] ?? null) : null;
-    const importance = episodeImportance(entry, trigger, config);
     const input = { ...episodeMemory(entry, { mindId: scope.mindId, conversationId, writer: scope.writer, trigger, score: outcome.score, similar: candidates.map((c) => c.id), now, importance }), id: newId() };
     const created = await this.writer.create(tx, input, config, scope.actor, { model: this.embedder.embedder.model, vector });
     if (created) {
       const result: ConsolidationOutcome = { ...outcome, memory_id: created.id, key: created.key, status: 'created' };
-      consolidatedFrom.set(result, entry);
+      this.facts.remember(result, entry);
       return result;
     }
     // Consolidated before (an interrupted run repeated): that memory stands.

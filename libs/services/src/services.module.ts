@@ -1,11 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { ConversationStream } from './conversation-stream.service';
+import { FactConsolidation } from './fact-consolidation.service';
 import { HybridSearch } from './hybrid-search.service';
 import { LifecycleSettings } from './lifecycle-settings.service';
 import { MemoryWriter } from './memory-writer.service';
 import { MindAccess } from './mind-access';
 
-const services = [LifecycleSettings, MindAccess, MemoryWriter, HybridSearch, ConversationStream];
+const services = [LifecycleSettings, MindAccess, MemoryWriter, HybridSearch, FactConsolidation, ConversationStream];
 
 /**
  * The domain services both apps use (docs/design.md §1): tenant lifecycle settings, the one

@@ -1,12 +1,11 @@
 import type { MemoryRow } from '@engram/db';
-import { currentRetention, effectiveStrengthDays, forgettingVerdict, retentionForecast, softForgets, type ForgettingVerdict, type LifecycleConfig } from '@engram/memory';
+import { currentRetention, effectiveStrengthDays, forgettingVerdict, inGrace, retentionForecast, type ForgettingVerdict, type LifecycleConfig } from '@engram/memory';
 
-/** What the forgetting sweep would do now: libs/memory `forgettingVerdict`, soft-forgetting held back by the grace (`softForgets`). */
+/** What the forgetting sweep would do now (libs/memory `forgettingVerdict`, with the grace). */
 function verdictNow(row: MemoryRow, retention: number | null, now: Date, config: LifecycleConfig): ForgettingVerdict {
   if (retention === null) return 'keep';
-  const verdict = forgettingVerdict({ retention, tier: row.tier, priority: row.priority, stored_days: (now.getTime() - row.created_at.getTime()) / 86_400_000 }, config);
-  if (verdict !== 'soft_forget') return verdict;
-  return softForgets({ retention, priority: row.priority, forgotten_at: null, first_review: row.review_schedule[0] ?? null }, now, config) ? 'soft_forget' : 'keep';
+  const stored_days = (now.getTime() - row.created_at.getTime()) / 86_400_000;
+  return forgettingVerdict({ retention, tier: row.tier, priority: row.priority, stored_days, in_grace: inGrace(row.review_schedule[0] ?? null, now) }, config);
 }
 
 /**
@@ -48,7 +47,7 @@ export function retentionView(row: MemoryRow, now: Date, config: LifecycleConfig
       eviction_threshold: config.forgetting.eviction_threshold,
       verdict_now: verdictNow(row, retentionNow, now, config),
       /** Until when the memory cannot be soft-forgotten (its first review slot), if that is still ahead. */
-      grace_until: row.review_schedule[0] && row.review_schedule[0].getTime() > now.getTime() ? row.review_schedule[0].toISOString() : null,
+      grace_until: inGrace(row.review_schedule[0] ?? null, now) ? (row.review_schedule[0] as Date).toISOString() : null,
     },
     forecast: state ? retentionForecast(state, now, config).map((p) => ({ at: p.at.toISOString(), retention: p.retention })) : [],
     as_of: now.toISOString(),

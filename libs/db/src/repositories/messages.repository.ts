@@ -56,19 +56,22 @@ export class MessagesRepository {
   }
 
   /**
-   * The conversation's newest message that came before `before` (event time), other than `excluding`
-   * (the batch being processed): the context a message is scored in. Null when there is none.
+   * The conversation's newest stored message at or before `before` (event time): the context the
+   * first message of a post is scored in (call it before storing the post). Null when there is none.
    */
-  @GenerateSql({ params: [SAMPLE.uuid, 'c1', SAMPLE.date, [SAMPLE.uuid2]] })
-  async lastBefore(tx: TenantTx, mindId: string, conversationId: string, before: Date, excluding: readonly string[]): Promise<Pick<Message, 'speaker' | 'role' | 'content'> | null> {
-    let query = tx.trx
+  @GenerateSql({ params: [SAMPLE.uuid, 'c1', SAMPLE.date] })
+  async lastBefore(tx: TenantTx, mindId: string, conversationId: string, before: Date): Promise<Pick<Message, 'speaker' | 'role' | 'content'> | null> {
+    const last = await tx.trx
       .selectFrom('messages')
       .select(['speaker', 'role', 'content'])
       .where('tenant_id', '=', tx.tenantId)
       .where('mind_id', '=', mindId)
       .where('conversation_id', '=', conversationId)
-      .where('occurred_at', '<=', before);
-    if (excluding.length > 0) query = query.where('id', 'not in', [...excluding]);
-    return (await query.orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst()) ?? null;
+      .where('occurred_at', '<=', before)
+      .orderBy('occurred_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return last ?? null;
   }
 }

@@ -10,16 +10,25 @@ export type ForgettingVerdict = 'keep' | 'soft_forget' | 'evict';
  * memories are pinned: never forgotten by decay.
  *
  * @param state.stored_days days since the memory was written (created_at), not since its event
+ * @param state.in_grace before its first review slot ({@link inGrace}): not soft-forgotten yet
  */
 export function forgettingVerdict(
-  state: { retention: number; tier: MemoryTier; priority: MemoryPriority; stored_days: number },
+  state: { retention: number; tier: MemoryTier; priority: MemoryPriority; stored_days: number; in_grace?: boolean },
   config: LifecycleConfig,
 ): ForgettingVerdict {
   if (state.priority === 'critical') return 'keep';
   const f = config.forgetting;
   if (state.tier === 'archive' && state.retention < f.eviction_threshold && state.stored_days >= f.eviction_min_stored_days) return 'evict';
-  if (state.retention < f.soft_threshold) return 'soft_forget';
+  if (state.retention < f.soft_threshold && !state.in_grace) return 'soft_forget';
   return 'keep';
+}
+
+/**
+ * The grace against soft-forgetting (docs/design.md §5.6): before the first slot of its review
+ * schedule a memory could not have been reviewed yet. Without a schedule, no grace.
+ */
+export function inGrace(firstReview: Date | null, now: Date): boolean {
+  return firstReview !== null && now.getTime() < firstReview.getTime();
 }
 
 /**
@@ -38,8 +47,7 @@ export function softForgets(
   config: LifecycleConfig,
 ): boolean {
   if (state.forgotten_at !== null || state.retention === null || state.priority === 'critical') return false;
-  if (state.first_review !== null && now.getTime() < state.first_review.getTime()) return false;
-  return state.retention < config.forgetting.soft_threshold;
+  return !inGrace(state.first_review, now) && state.retention < config.forgetting.soft_threshold;
 }
 
 /** True when a memory has expired at `at`: its `expires_at` is at or before that instant (seed 002 "만료"). */

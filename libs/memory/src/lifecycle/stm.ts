@@ -90,9 +90,23 @@ export function rehearse(entry: StmEntry, messageId: string, now: Date, config: 
   };
 }
 
+/** The `<speaker>: ` that starts each line of an entry's or an episode's text. */
+const SPEAKER_PREFIX = /^[^:\n]{1,64}:\s/gm;
+
 /** A text without the `<speaker>: ` that starts each of its lines (an entry's or an episode's). */
 export function withoutSpeakers(text: string): string {
-  return text.replace(/^[^:\n]{1,64}:\s/gm, '');
+  return text.replace(SPEAKER_PREFIX, '');
+}
+
+/**
+ * True when an STM entry repeats what a memory holds (near-duplicate integration, docs/design.md
+ * §4.3): libs/memory `sameStatement`, on the entry's text as it is when the memory names its
+ * speakers too (an episode), else without them (a keyed memory states the fact itself: "I have
+ * two kids").
+ */
+export function repeatsMemory(entryText: string, memory: string, config: LifecycleConfig): boolean {
+  const namesSpeakers = new RegExp(SPEAKER_PREFIX.source).test(memory);
+  return sameStatement(namesSpeakers ? entryText : withoutSpeakers(entryText), memory, config.consolidation.near_duplicate_similarity);
 }
 
 /** What an entry says, without its speakers (a name shared by every line of one speaker is no topic). */
