@@ -21,6 +21,7 @@ import bm25 from 'wink-bm25-text-search';
 import nlp from 'wink-nlp-utils';
 import { HashingEmbedder } from '@engram/embeddings';
 import { parseConversation, parseEvidence, turnMemory, type LocomoConversation } from '../scripts/locomo';
+import { recallAt, reciprocalRank } from './support';
 
 const { values: args } = parseArgs({
   options: {
@@ -73,16 +74,6 @@ interface Metrics {
   tokens_at_10: number;
   p50_ms: number | null;
   p95_ms: number | null;
-}
-
-function recallAt(r: Ranking, evidence: string[], k: number): number {
-  const found = new Set(r.results.slice(0, k).flatMap((x) => x.turns));
-  return evidence.filter((e) => found.has(e)).length / evidence.length;
-}
-
-function reciprocalRank(r: Ranking, evidence: string[]): number {
-  const i = r.results.slice(0, 10).findIndex((x) => x.turns.some((t) => evidence.includes(t)));
-  return i < 0 ? 0 : 1 / (i + 1);
 }
 
 function percentile(sorted: number[], p: number): number | null {

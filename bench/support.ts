@@ -48,3 +48,20 @@ export function failure(script: string): (message: string) => never {
     process.exit(1);
   };
 }
+
+/** One ranking's results, best first, each with the LoCoMo turns (dia_ids) it covers. */
+export interface TurnRanking {
+  results: readonly { turns: readonly string[] }[];
+}
+
+/** Evidence recall@k: |evidence ∩ turns of the top k| / |evidence| (a result covering several turns counts all of them). */
+export function recallAt(r: TurnRanking, evidence: readonly string[], k: number): number {
+  const found = new Set(r.results.slice(0, k).flatMap((x) => x.turns));
+  return evidence.filter((e) => found.has(e)).length / evidence.length;
+}
+
+/** 1 / rank of the first result in the top 10 holding an evidence turn; 0 when none does. */
+export function reciprocalRank(r: TurnRanking, evidence: readonly string[]): number {
+  const i = r.results.slice(0, 10).findIndex((x) => x.turns.some((t) => evidence.includes(t)));
+  return i < 0 ? 0 : 1 / (i + 1);
+}
