@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Queue } from 'bullmq';
 import { sign } from 'jsonwebtoken';
 import { useBrowser } from './support/browser';
-import { JobName, QUEUE_NAMES, QueueName } from '@engram/queues';
+import { ALL_QUEUE_NAMES, JobName, QueueName } from '@engram/queues';
 import { TEST_REDIS_URL } from './support/env';
 import { createTenant, startTestApp, TEST_JWT_SECRET, type TenantFixture, type TestApp } from './support/test-app';
 
@@ -24,7 +24,7 @@ function sessionCookie(setCookie: string[] | string | undefined): { pair: string
 
 /** Removes every key of the queues under `prefix` (the API's queue handles write their meta). */
 async function obliterateQueues(prefix: string): Promise<void> {
-  for (const name of QUEUE_NAMES) {
+  for (const name of ALL_QUEUE_NAMES) {
     const q = new Queue(name, { connection: { url: TEST_REDIS_URL }, prefix });
     await q.obliterate({ force: true });
     await q.close();
@@ -94,7 +94,7 @@ describe('admin dashboard (bull-board at /admin/queues)', () => {
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     const res = await t.http().get('/admin/queues/api/queues').set(auth).expect(200);
     const queues = res.body.queues as { name: string; counts: Record<string, number> }[];
-    expect(queues.map((q) => q.name).sort()).toEqual([...QUEUE_NAMES].sort());
+    expect(queues.map((q) => q.name).sort()).toEqual([...ALL_QUEUE_NAMES].sort());
     expect(queues.find((q) => q.name === QueueName.Tiering)?.counts.waiting).toBe(1);
   });
 
@@ -109,7 +109,7 @@ describe('admin dashboard (bull-board at /admin/queues)', () => {
     expect(cookie.attributes).toEqual(expect.arrayContaining(['Path=/admin', 'HttpOnly', 'SameSite=Strict']));
     expect(cookie.pair).not.toContain(OPERATOR_TOKEN);
     const res = await t.http().get('/admin/queues/api/queues').set('Cookie', cookie.pair).expect(200);
-    expect(res.body.queues).toHaveLength(QUEUE_NAMES.length);
+    expect(res.body.queues).toHaveLength(ALL_QUEUE_NAMES.length);
 
     const out = await t.http().post('/admin/logout').set('Cookie', cookie.pair).expect(303);
     expect(sessionCookie(out.headers['set-cookie']).attributes).toContain('Expires=Thu, 01 Jan 1970 00:00:00 GMT');
@@ -158,7 +158,7 @@ describe('admin dashboard (bull-board at /admin/queues)', () => {
       await page.getByText('consolidation', { exact: true }).first().waitFor();
       await page.getByText('forgetting', { exact: true }).first().waitFor();
       const overview = await page.locator('body').innerText();
-      for (const name of QUEUE_NAMES) expect(overview).toContain(name);
+      for (const name of ALL_QUEUE_NAMES) expect(overview).toContain(name);
 
       await page.goto(`${served.base()}/admin/queues/queue/${QueueName.Tiering}?status=waiting`);
       await page.getByText('dashboard-probe-job').first().waitFor();

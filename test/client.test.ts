@@ -154,8 +154,26 @@ describe('TypeScript client (clients/typescript)', () => {
       expect(unauthenticated.error).toMatchObject({ statusCode: 401 });
     });
 
-    it('refuses a Mind Key and a JWT together', () => {
+    it('refuses two credentials together', () => {
       expect(() => createEngramClient({ baseUrl, mindKey: 'emk_x', token: 'jwt' })).toThrow(TypeError);
+      expect(() => createEngramClient({ baseUrl, serviceKey: 'esk_x', token: 'jwt' })).toThrow(TypeError);
+    });
+
+    it('a SaaS backend: service key, a mind per end user by external id, remember and search on it', async () => {
+      const owner = createEngramClient({ baseUrl });
+      const reg = await owner.POST('/v1/auth/register', { body: { email: `saas-${randomUUID()}@example.test`, password: 'correct horse battery', tenant_name: 'SaaS' } });
+      const admin = createEngramClient({ baseUrl, token: reg.data!.token });
+      const issued = await admin.POST('/v1/service-keys', { body: { name: 'backend', scopes: ['minds:manage', 'memories:read', 'memories:write'] } });
+      expect(issued.response.status).toBe(201);
+      const backend = createEngramClient({ baseUrl, serviceKey: issued.data!.key });
+      const mind = await backend.PUT('/v1/minds/by-external-id/{externalId}', { params: { path: { externalId: 'user-123' } }, body: {} });
+      expect(mind.response.status).toBe(201);
+      expect(mind.data?.external_id).toBe('user-123');
+      const forUser = createEngramClient({ baseUrl, serviceKey: issued.data!.key, mindId: mind.data!.id });
+      const written = await forUser.POST('/v1/memory', { body: { category: 'preference', key: 'user_diet', content: 'The user is vegetarian' } });
+      expect(written.data).toMatchObject({ source: 'agent', verified: false });
+      const hits = await forUser.GET('/v1/memory/search', { params: { query: { q: 'vegetarian' } } });
+      expect(hits.data?.items[0]?.id).toBe(written.data!.id);
     });
   });
 });

@@ -1,6 +1,6 @@
 import { compressContent } from '@engram/db';
 import { fixtureWriter, setMemoryState } from './support/memory-fixtures';
-import { asAgent, asUser, createTenant, type TenantFixture, type TestApp, startTestApp } from './support/test-app';
+import { asAgent, asUser, createTenant, exportText, type TenantFixture, type TestApp, startTestApp } from './support/test-app';
 import { ownerQuery } from './support/test-db';
 
 // Data rights (issue 8 item 6): export, import, purge of a mind's memories, deletion of a tenant.
@@ -18,20 +18,8 @@ describe('data rights', () => {
   const bearer = (f: TenantFixture) => ({ Authorization: `Bearer ${f.token}` });
 
   async function exportOf(f: TenantFixture): Promise<{ text: string; lines: Line[] }> {
-    const res = await t
-      .http()
-      .get('/v1/tenant/export')
-      .set(bearer(f))
-      .buffer(true)
-      .parse((response, done) => {
-        let data = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (data += chunk));
-        response.on('end', () => done(null, data));
-      })
-      .expect(200);
-    expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
-    const text = res.body as string;
+    const { text, contentType } = await exportText(t, f.token);
+    expect(contentType).toMatch(/^application\/x-ndjson/);
     expect(text.endsWith('\n')).toBe(true);
     return { text, lines: text.trimEnd().split('\n').map((l) => JSON.parse(l) as Line) };
   }

@@ -2,6 +2,7 @@ import type { Response } from 'supertest';
 import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { bodyFor, isPublic, label, paramKind, paramsOf, PUBLIC_ROUTES, queryFor, type Kind } from './support/isolation-routes';
 import { listRoutes, type Route } from './support/routes';
+import { ownerQuery } from './support/test-db';
 
 // Issue 8, item 1: an isolation matrix generated from the application's route table (Express's
 // router, read at run time by test/support/routes.ts), so a new endpoint is covered without
@@ -12,6 +13,8 @@ import { listRoutes, type Route } from './support/routes';
 
 const MISSING_UUID = '01a22895-c86e-7310-8c55-f345f5cdfafa';
 const MISSING_CONVERSATION = 'never-used-conversation-4b1d';
+const MISSING_EXTERNAL_ID = 'never-used-external-id-77c2';
+const EXTERNAL_ID_A = 'alice-saas-user-1';
 
 interface Credential {
   name: string;
@@ -33,6 +36,11 @@ describe('isolation matrix: every route of the router table, called with foreign
   let a2 = { mindId: '', key: '' };
   let revokedKey = '';
   let deletedMindKey = '';
+  let serviceKeyA = { id: '', key: '' };
+  let serviceKeyB = '';
+  let revokedServiceKey = '';
+  let webhookA = '';
+  const deliveryA = '01a22895-c86e-7310-8c55-f345f5cd0dea';
   let memoryA = '';
   let historyMemoryA = '';
   const conversationA = 'alice-board-meeting-7f3e';
@@ -69,6 +77,28 @@ describe('isolation matrix: every route of the router table, called with foreign
     await t.http().get('/v1/memory').set({ Authorization: `Bearer ${deletedMindKey}` }).expect(200);
     await t.http().delete(`/v1/minds/${doomed.body.id}`).set(owner).expect((r) => expect(r.status).toBeLessThan(300));
 
+    // Service keys: A's (the tenant's own backend), B's, and a revoked one of A's. A's main mind
+    // gets an external id (a SaaS user id), which B may use for a mind of its own.
+    const ALL_SCOPES = ['minds:manage', 'memories:read', 'memories:write'];
+    const skA = await t.http().post('/v1/service-keys').set(owner).send({ name: 'alice backend', scopes: ALL_SCOPES }).expect(201);
+    serviceKeyA = { id: skA.body.id, key: skA.body.key };
+    await t.http().put(`/v1/minds/by-external-id/${EXTERNAL_ID_A}`).set({ Authorization: `Bearer ${serviceKeyA.key}` }).send({ name: 'alice saas user' }).expect(201);
+    serviceKeyB = (await t.http().post('/v1/service-keys').set({ Authorization: `Bearer ${b.token}` }).send({ name: 'bob backend', scopes: ALL_SCOPES }).expect(201)).body.key;
+    const skRevoked = await t.http().post('/v1/service-keys').set(owner).send({ name: 'to revoke', scopes: ALL_SCOPES }).expect(201);
+    revokedServiceKey = skRevoked.body.key;
+    await t.http().get('/v1/memory').set({ Authorization: `Bearer ${revokedServiceKey}`, 'X-Mind-Id': a.mindId }).expect(200);
+    await t.http().delete(`/v1/service-keys/${skRevoked.body.id}`).set(owner).expect(204);
+
+    // A webhook endpoint of A with one delivery (written by hand: it subscribes to an event that
+    // nothing here causes, so nothing is ever sent to its documentation-range address).
+    webhookA = (await t.http().post('/v1/webhooks').set(owner).send({ url: 'https://203.0.113.10/alice', events: ['memory.evicted'] }).expect(201)).body.id;
+    await ownerQuery(t.db)(`insert into webhook_deliveries (tenant_id, id, endpoint_id, event_type, payload, status, next_attempt_at) values ($1, $2, $3, 'memory.evicted', $4, 'failed', null)`, [
+      a.tenantId,
+      deliveryA,
+      webhookA,
+      JSON.stringify({ type: 'memory.evicted', timestamp: new Date().toISOString(), data: { mind_id: a.mindId, memory_id: memoryA, category: 'fact', key: 'secret' } }),
+    ]);
+
     routes = listRoutes(t.app);
   });
   afterAll(async () => {
@@ -89,11 +119,11 @@ describe('isolation matrix: every route of the router table, called with foreign
   /** What must never appear in an answer to anyone outside A's mind. */
   const secretsOfA = () => [SECRET, CONVO_SECRET, memoryA, historyMemoryA];
   /** Tenant-level facts of A that must never reach tenant B. */
-  const tenantFactsOfA = () => [a.mindId, a.mindKeyId, a.tenantId, a.userId, a.email, a2.mindId];
+  const tenantFactsOfA = () => [a.mindId, a.mindKeyId, a.tenantId, a.userId, a.email, a2.mindId, serviceKeyA.id, webhookA, deliveryA];
 
   const idsOf = (kind: Kind, foreign: boolean): string => {
-    if (!foreign) return kind === 'conversation' ? MISSING_CONVERSATION : MISSING_UUID;
-    return { memory: memoryA, mind: a.mindId, key: a.mindKeyId, conversation: conversationA }[kind];
+    if (!foreign) return kind === 'conversation' ? MISSING_CONVERSATION : kind === 'externalId' ? MISSING_EXTERNAL_ID : MISSING_UUID;
+    return { memory: memoryA, mind: a.mindId, key: a.mindKeyId, conversation: conversationA, serviceKey: serviceKeyA.id, externalId: EXTERNAL_ID_A, webhook: webhookA, delivery: deliveryA }[kind];
   };
 
   const fill = (route: Route, foreign: boolean) => route.path.replace(/:(\w+)/g, (_m, p: string) => idsOf(paramKind(route.path, p)!, foreign));
@@ -120,11 +150,13 @@ describe('isolation matrix: every route of the router table, called with foreign
     { name: "B's Mind Key", headers: () => asAgent(b), applies: () => true, ownMind: true },
     { name: "B's JWT, X-Mind-Id of A's mind", headers: () => asUser(b, a.mindId), applies: () => true, ownMind: false },
     { name: "A2's Mind Key (same tenant, other mind)", headers: () => ({ Authorization: `Bearer ${a2.key}` }), applies: () => true, ownMind: true },
+    { name: "B's service key, X-Mind-Id of B's mind", headers: () => ({ Authorization: `Bearer ${serviceKeyB}`, 'X-Mind-Id': b.mindId }), applies: () => true, ownMind: true },
+    { name: "B's service key, X-Mind-Id of A's mind", headers: () => ({ Authorization: `Bearer ${serviceKeyB}`, 'X-Mind-Id': a.mindId }), applies: () => true, ownMind: false },
     // A's owner may manage A's minds and keys: only the mind-scoped routes are foreign to it here.
     {
       name: "A's JWT, X-Mind-Id of A2's mind",
       headers: () => asUser(a, a2.mindId),
-      applies: (kinds) => !kinds.includes('mind') && !kinds.includes('key'),
+      applies: (kinds) => !kinds.some((k) => ['mind', 'key', 'serviceKey', 'externalId', 'webhook', 'delivery'].includes(k)),
       ownMind: true,
     },
   ];
@@ -181,9 +213,11 @@ describe('isolation matrix: every route of the router table, called with foreign
             if (text.includes(fact) && !fill(route, true).includes(fact) && !Object.values(cred.headers()).includes(fact)) failures.push(`${where}: answer contains A's ${fact}`);
           }
         }
-        const conversational = kinds.includes('conversation') && cred.ownMind;
+        // A name the caller chooses: a conversation in its own mind, or an external id in its own
+        // tenant (B's PUT by A's external id gets or creates B's mind of that name).
+        const conversational = (kinds.includes('conversation') && cred.ownMind) || (kinds.includes('externalId') && cred.name.startsWith("B's"));
         if (got.status >= 200 && got.status < 300) {
-          // Only a conversation name in the caller's own mind may succeed, and it holds none of A's messages.
+          // Only a name of the caller's own (above) may succeed, and it holds none of A's data.
           if (!conversational) failures.push(`${where}: ${got.status} (expected 401/403/404)`);
           continue;
         }
@@ -236,9 +270,9 @@ describe('isolation matrix: every route of the router table, called with foreign
     cases += 1;
   });
 
-  for (const which of ['revoked key', "deleted mind's key"] as const) {
+  for (const which of ['revoked key', "deleted mind's key", 'revoked service key'] as const) {
     it(`a ${which} answers 401 on every route that is not public`, async () => {
-      const key = which === 'revoked key' ? revokedKey : deletedMindKey;
+      const key = { 'revoked key': revokedKey, "deleted mind's key": deletedMindKey, 'revoked service key': revokedServiceKey }[which];
       const answers: Array<[string, number]> = [];
       for (const route of [...paramRoutes(), ...plainRoutes()]) {
         const res = await call(route, fill(route, true), { Authorization: `Bearer ${key}` });

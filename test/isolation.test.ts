@@ -27,9 +27,15 @@ describe('tenant isolation: foreign ids answer like missing ones', () => {
   });
 
   const withIds = (route: Route, ids: { mind: string; memory: string; key: string }) =>
-    route.path.replace(/^\/v1\/minds\/:id/, `/v1/minds/${ids.mind}`).replace(':keyId', ids.key).replace(':id', ids.memory);
+    route.path
+      .replace(/^\/v1\/minds\/:id/, `/v1/minds/${ids.mind}`)
+      .replace(':keyId', ids.key)
+      .replace(':deliveryId', ids.memory)
+      .replace(':id', ids.memory);
 
-  const bodyFor = (route: Route) => (route.method === 'put' ? { content: 'overwritten' } : route.method === 'post' ? {} : undefined);
+  // A body each route accepts, so that validation (400) cannot answer before the look-up does.
+  const bodyFor = (route: Route) =>
+    route.method === 'put' ? { content: 'overwritten' } : route.method === 'patch' ? { enabled: false } : route.method === 'post' ? {} : undefined;
 
   const call = (route: Route, path: string, headers: Record<string, string>) => {
     const req = t.http()[route.method](path).set(headers);
@@ -42,13 +48,14 @@ describe('tenant isolation: foreign ids answer like missing ones', () => {
     return rest;
   };
 
-  // Routes that name a record by a server-issued id. Conversation ids are names chosen by each
-  // mind, not records of a tenant: they have their own test below.
-  const idRoutes = () => listRoutes(t.app).filter((r) => /:(id|keyId)\b/.test(r.path));
+  // Routes that name a record by a server-issued id. Conversation ids and external ids are
+  // names chosen by each mind or tenant, not records of a tenant: conversations have their own
+  // test below, external ids test/isolation-matrix.test.ts and test/service-keys.test.ts.
+  const idRoutes = () => listRoutes(t.app).filter((r) => /:(id|keyId|deliveryId)\b/.test(r.path));
 
   it('covers every route that takes an id', () => {
     const routes = listRoutes(t.app).filter((r) => r.path.includes(':'));
-    expect(routes.filter((r) => !/:(id|keyId|conversationId)\b/.test(r.path))).toEqual([]);
+    expect(routes.filter((r) => !/:(id|keyId|deliveryId|conversationId|externalId)\b/.test(r.path))).toEqual([]);
     const idRoutesList = idRoutes();
     expect(idRoutesList.length).toBeGreaterThanOrEqual(10);
   });

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import type { INestApplicationContext } from '@nestjs/common';
 import { loadConfig } from '@engram/config';
 import { InProcessScheduler } from '@engram/jobs';
-import { JobName, QUEUE_JOBS, QUEUE_NAMES, QueueName } from '@engram/queues';
+import { ALL_QUEUE_NAMES, JobName, QUEUE_JOBS, QUEUE_NAMES, QueueName } from '@engram/queues';
 import { fixtureWriter, seedMemories, setMemoryState } from './support/memory-fixtures';
 import { createWorker } from '../apps/worker/src/create-worker';
 import { WorkerMetricsServer } from '../apps/worker/src/metrics-server';
@@ -273,7 +273,7 @@ describe('Prometheus /metrics', () => {
       expect(depth['systems-consolidation/waiting']).toBe(0);
       expect(depth['forgetting/completed']).toBe(3);
       expect(depth['forgetting/failed']).toBe(0);
-      expect(Object.keys(depth)).toHaveLength(QUEUE_NAMES.length * 5);
+      expect(Object.keys(depth)).toHaveLength(ALL_QUEUE_NAMES.length * 5);
       await later.remove();
       expect(value((await scrape()).samples, 'engram_queue_jobs', { queue: 'systems-consolidation', state: 'delayed' })).toBe(0);
     });

@@ -20,12 +20,20 @@ export const PUBLIC_PATTERNS: Array<[RegExp, string]> = [
 // /admin (operator dashboard) and /inspector (static UI) are Express routers mounted with app.use,
 // not routes of the router table; they have their own auth (OperatorAuth) and tests.
 
-export type Kind = 'memory' | 'mind' | 'key' | 'conversation';
+/**
+ * `externalId` is a name the tenant chooses (the SaaS's user id), like a conversation id: the
+ * same text in another tenant names that tenant's own mind.
+ */
+export type Kind = 'memory' | 'mind' | 'key' | 'conversation' | 'serviceKey' | 'externalId' | 'webhook' | 'delivery';
 
 /** Which record a path parameter names; undefined when this file does not know it yet. */
 export function paramKind(path: string, param: string): Kind | undefined {
   if (param === 'keyId') return 'key';
   if (param === 'conversationId') return 'conversation';
+  if (param === 'externalId') return 'externalId';
+  if (param === 'deliveryId') return 'delivery';
+  if (param === 'id' && path.startsWith('/v1/webhooks/')) return 'webhook';
+  if (param === 'id' && path.startsWith('/v1/service-keys/')) return 'serviceKey';
   if (param === 'id' && path.startsWith('/v1/minds/')) return 'mind';
   if (param === 'id' && path.startsWith('/v1/memory/')) return 'memory';
   return undefined;
@@ -42,6 +50,10 @@ export function bodyFor(route: Route): object | undefined {
   if (route.path.endsWith('/messages')) return { messages: [{ content: 'probe from outside A' }] };
   if (route.method === 'put' && route.path.startsWith('/v1/memory/')) return { content: 'overwritten from outside A' };
   if (route.path.endsWith('/keys')) return { name: 'planted key' };
+  if (route.path === '/v1/service-keys') return { name: 'planted service key', scopes: ['memories:read'] };
+  // TEST-NET-3 (RFC 5737): a public address as far as the SSRF rules go, never contacted here.
+  if (route.path === '/v1/webhooks') return { url: 'https://203.0.113.10/planted', events: ['memory.evicted'] };
+  if (route.method === 'patch' && route.path.startsWith('/v1/webhooks/')) return { enabled: false };
   return {};
 }
 

@@ -91,3 +91,20 @@ export function asAgent(f: TenantFixture): Record<string, string> {
 export function storeMemory(t: TestApp, headers: Record<string, string>, body: object) {
   return t.http().post('/v1/memory').set(headers).send(body);
 }
+
+/** GET /v1/tenant/export as the owner of `token`: the JSONL text (200 expected). */
+export async function exportText(t: TestApp, token: string): Promise<{ text: string; contentType: string }> {
+  const res = await t
+    .http()
+    .get('/v1/tenant/export')
+    .set({ Authorization: `Bearer ${token}` })
+    .buffer(true)
+    .parse((response, done) => {
+      let data = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (data += chunk));
+      response.on('end', () => done(null, data));
+    })
+    .expect(200);
+  return { text: res.body as string, contentType: String(res.headers['content-type']) };
+}

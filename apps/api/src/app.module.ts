@@ -26,6 +26,9 @@ import { JWT_SECRET } from './auth/auth.tokens';
 import { JwtStrategy } from './auth/jwt.strategy';
 import { resolveJwtSecret } from './auth/jwt-secret';
 import { MindKeyAuthService } from './auth/mind-key-auth.service';
+import { ServiceKeyAuthService } from './auth/service-key-auth.service';
+import { ServiceKeysController } from './service-keys/service-keys.controller';
+import { ServiceKeysService } from './service-keys/service-keys.service';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { JsonBodyMiddleware } from './common/json-body.middleware';
 import { HealthController } from './health/health.controller';
@@ -43,6 +46,8 @@ import { DataRightsService } from './tenant/data-rights.service';
 import { TenantExport } from './tenant/tenant-export.service';
 import { TenantImport } from './tenant/tenant-import.service';
 import { ConversationsController } from './conversations/conversations.controller';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import { WebhooksService } from './webhooks/webhooks.service';
 import { McpController } from './mcp/mcp.controller';
 import { McpServerFactory } from './mcp/mcp-server.factory';
 import { ThrottlerGuard } from '@nestjs/throttler';
@@ -103,18 +108,21 @@ export class AppModule implements NestModule {
           }),
         }),
       ],
-      controllers: [AuthController, MindsController, MemoryStatsController, MemoryController, ConversationsController, LifecycleSettingsController, DataRightsController, HealthController, MetricsController, McpController],
+      controllers: [AuthController, MindsController, ServiceKeysController, MemoryStatsController, MemoryController, ConversationsController, LifecycleSettingsController, DataRightsController, WebhooksController, HealthController, MetricsController, McpController],
       providers: [
         { provide: JWT_SECRET, inject: [APP_CONFIG], useFactory: resolveJwtSecret },
         JwtStrategy,
         AuthService,
         MindKeyAuthService,
+        ServiceKeyAuthService,
         MindsService,
+        ServiceKeysService,
         DataRightsService,
         TenantExport,
         TenantImport,
         MemoryWriteService,
         MemoryReadService,
+        WebhooksService,
         EmbeddingDemand,
         AdminQueues,
         OperatorAuth,

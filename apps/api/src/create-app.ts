@@ -11,6 +11,8 @@ import { AppModule } from './app.module';
 import { mountAdminDashboard } from './admin/admin-dashboard';
 import { mountInspector } from './inspector/inspector';
 import { applyEdgeProtection } from './edge/edge-protection';
+import { API_ERROR_SCHEMA, API_ERROR_SCHEMA_NAME } from './common/api-docs';
+import { normalizeZodDtoTypeArrays } from './common/openapi-nullable';
 
 /**
  * Builds the API (not yet listening): URI versioning (`/v1/...`), JSON bodies (parsed by
@@ -54,57 +56,55 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
 
 /**
  * The OpenAPI document of the API, as served at `/docs-json`: one definition for the docs, the
- * TypeScript client's generator (`npm run client:generate`) and its drift check.
+ * TypeScript client's generator (`npm run client:generate`) and its drift check. OpenAPI 3.0:
+ * every operation needs a bearer token (a user JWT or a Mind Key) unless it says otherwise
+ * (`security: []` on the public ones, see common/api-docs.ts `@Documented`). test/openapi.test.ts
+ * lints it with Redocly and checks its nullable fields against zod.
  */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Engram')
-      .setDescription(
-        'Long-term memory for LLM agents. Agents authenticate with a Mind Key, people with a JWT ' +
-          '(and choose the mind with X-Mind-Id).',
-      )
-      .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'a user JWT or a Mind Key (emk_...)' })
-      .build(),
-  );
-  return withErrorResponses(cleanupOpenApiDoc(document));
+  return withErrorResponses(cleanupOpenApiDoc(rawOpenApiDocument(app)));
 }
 
-/** Every operation may answer AllExceptionsFilter's error body: documented as its `default` response. */
+/**
+ * SwaggerModule's document before nestjs-zod's cleanup (its markers still in): what
+ * {@link buildOpenApiDocument} starts from, and what test/openapi.test.ts inspects for fields
+ * swagger misread.
+ */
+export function rawOpenApiDocument(app: INestApplication): OpenAPIObject {
+  // Before swagger reads the DTOs: zod ≥ 4.5's type arrays would come out as arrays (common/openapi-nullable.ts).
+  normalizeZodDtoTypeArrays(app);
+  const config = new DocumentBuilder()
+    .setTitle('Engram')
+    .setDescription(
+      'Long-term memory for LLM agents. Agents authenticate with a Mind Key, people with a JWT ' +
+        '(and choose the mind with X-Mind-Id). Every error answers `{statusCode, error, message, requestId, errors?}`.',
+    )
+    .setVersion('1')
+    // Relative: the document describes whichever host serves it (paths start with /v1, /health, /metrics).
+    .addServer('/', 'the server that serves this document')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'a user JWT, a Mind Key (emk_...) or a tenant service key (esk_...)' })
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN, when the operator set one' }, 'metrics_token')
+    .addSecurityRequirements('bearer')
+    .build();
+  // package.json's license; DocumentBuilder.setLicense would add an empty `url`, which is not a URL.
+  config.info.license = { name: 'UNLICENSED' };
+  return SwaggerModule.createDocument(app, config);
+}
+
+/**
+ * The API's error body as a component (common/api-docs.ts), and as the `default` answer of every
+ * operation: the 5xx and anything not declared.
+ */
 function withErrorResponses(document: OpenAPIObject): OpenAPIObject {
   document.components = { ...document.components };
-  document.components.schemas = {
-    ...document.components.schemas,
-    ApiError: {
-      type: 'object',
-      description: 'The body of every error answer',
-      properties: {
-        statusCode: { type: 'integer', example: 400 },
-        error: { type: 'string', example: 'Bad Request' },
-        message: { type: 'string', example: 'key: must be snake_case' },
-        requestId: { type: 'string' },
-        errors: {
-          type: 'array',
-          description: 'each bad field of the request',
-          items: {
-            type: 'object',
-            properties: { field: { type: 'string' }, message: { type: 'string' } },
-            required: ['field', 'message'],
-          },
-        },
-      },
-      required: ['statusCode', 'error', 'message'],
-    },
-  };
+  document.components.schemas = { ...document.components.schemas, [API_ERROR_SCHEMA_NAME]: API_ERROR_SCHEMA };
   for (const item of Object.values(document.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const) {
       const operation = item[method];
       if (operation && !operation.responses.default) {
         operation.responses.default = {
           description: 'an error: `{statusCode, error, message, requestId, errors?}`',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${API_ERROR_SCHEMA_NAME}` } } },
         };
       }
     }

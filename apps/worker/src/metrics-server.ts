@@ -1,9 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Queue } from 'bullmq';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { EngramMetrics, QUEUE_JOB_STATES, bearerMatches, type QueueDepth } from '@engram/metrics';
 import { QueueWorkers } from './queue-workers.service';
+import { WebhookWorker } from './webhook-worker.service';
 
 /**
  * The worker's Prometheus endpoint: `GET /metrics` on a bare node:http server at
@@ -23,6 +25,7 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, BeforeApplic
   constructor(
     private readonly metrics: EngramMetrics,
     private readonly queueWorkers: QueueWorkers,
+    private readonly webhookWorker: WebhookWorker,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -65,9 +68,9 @@ export class WorkerMetricsServer implements OnApplicationBootstrap, BeforeApplic
   }
 
   private queueDepth(): Promise<QueueDepth[]> {
-    return Promise.all(
-      [...this.queueWorkers.queues].map(async ([queue, q]) => ({ queue, counts: await q.getJobCounts(...QUEUE_JOB_STATES) })),
-    );
+    const queues: [string, Queue][] = [...this.queueWorkers.queues];
+    if (this.webhookWorker.queue) queues.push([this.webhookWorker.queue.name, this.webhookWorker.queue]);
+    return Promise.all(queues.map(async ([queue, q]) => ({ queue, counts: await q.getJobCounts(...QUEUE_JOB_STATES) })));
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -11,11 +11,12 @@ import { MetricsModule } from '@engram/metrics';
 import { RedisConnection } from './redis.provider';
 import { QueueWorkers } from './queue-workers.service';
 import { WorkerMetricsServer } from './metrics-server';
+import { WebhookWorker } from './webhook-worker.service';
 
 /**
  * The worker application: no HTTP but Prometheus `/metrics` (WorkerMetricsServer); one BullMQ
- * worker per queue (QueueWorkers) running the jobs of libs/jobs against Postgres, and the
- * vector index upkeep.
+ * worker per queue (QueueWorkers) running the jobs of libs/jobs against Postgres, the webhook
+ * deliveries (WebhookWorker), and the vector index upkeep.
  */
 @Module({})
 export class WorkerModule {
@@ -33,8 +34,8 @@ export class WorkerModule {
         JobsModule,
         MetricsModule,
       ],
-      providers: [RedisConnection, QueueWorkers, WorkerMetricsServer],
-      exports: [RedisConnection, QueueWorkers, WorkerMetricsServer],
+      providers: [RedisConnection, QueueWorkers, WebhookWorker, WorkerMetricsServer],
+      exports: [RedisConnection, QueueWorkers, WebhookWorker, WorkerMetricsServer],
     };
   }
 }

@@ -26,6 +26,8 @@ export type SearchHit = SearchResult['items'][number];
 export type Mind = Schemas['MindViewDto_Output'];
 /** A new Mind Key: its secret `key` is shown this once. */
 export type NewMindKey = Schemas['NewMindKeyDto_Output'];
+/** A new tenant service key: its secret `key` is shown this once. */
+export type NewServiceKey = Schemas['NewServiceKeyDto_Output'];
 /** The answer of `POST /v1/auth/register`: `{token, user, tenant}`. */
 export type RegisterResponse = Schemas['RegisterResponseDto_Output'];
 /** The body of every error answer: `{statusCode, error, message, requestId, errors?}`. */
@@ -41,7 +43,12 @@ export interface EngramClientOptions {
   mindKey?: string;
   /** A person's JWT (from register or login). */
   token?: string;
-  /** The mind a person acts on (sent as `X-Mind-Id`); not needed with a Mind Key. */
+  /**
+   * A tenant service key (`esk_...`): a SaaS backend acting on any mind of its tenant within
+   * its scopes; give `mindId` for memory calls (or use {@link EngramClientOptions.mindId} per client).
+   */
+  serviceKey?: string;
+  /** The mind a person or a service key acts on (sent as `X-Mind-Id`); not needed with a Mind Key. */
   mindId?: string;
   /** A fetch of your own (tests, proxies, retries); the global fetch by default. */
   fetch?: ClientOptions['fetch'];
@@ -50,18 +57,20 @@ export interface EngramClientOptions {
 }
 
 /**
- * A client for the API. Give it a Mind Key (agents), or a JWT and optionally the mind to act on
- * (people), or neither (register, login, probes). Every call answers `{data, error, response}`:
- * `data` typed by the path's success answer, `error` an {@link ApiError}.
+ * A client for the API. Give it a Mind Key (agents), a JWT (people) or a service key (SaaS
+ * backends), with the mind to act on for the last two, or none (register, login, probes). Every
+ * call answers `{data, error, response}`: `data` typed by the path's success answer, `error` an
+ * {@link ApiError}.
  *
- * @throws TypeError when given both a Mind Key and a JWT.
+ * @throws TypeError when given more than one of mindKey, token and serviceKey.
  */
 export function createEngramClient(options: EngramClientOptions): EngramClient {
-  const { baseUrl, mindKey, token, mindId, fetch, headers } = options;
-  if (mindKey !== undefined && token !== undefined) {
-    throw new TypeError('createEngramClient: give either mindKey (an agent) or token (a person), not both');
+  const { baseUrl, mindKey, token, serviceKey, mindId, fetch, headers } = options;
+  const given = [mindKey, token, serviceKey].filter((c) => c !== undefined);
+  if (given.length > 1) {
+    throw new TypeError('createEngramClient: give one of mindKey (an agent), token (a person) or serviceKey (a backend), not several');
   }
-  const credential = mindKey ?? token;
+  const credential = given[0];
   return createClient<paths, 'application/json'>({
     baseUrl: baseUrl.replace(/\/+$/, ''),
     ...(fetch ? { fetch } : {}),

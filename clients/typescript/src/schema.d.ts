@@ -12,6 +12,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Liveness probe */
         get: operations["HealthController_live"];
         put?: never;
         post?: never;
@@ -28,6 +29,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Readiness probe (the database answers) */
         get: operations["HealthController_ready"];
         put?: never;
         post?: never;
@@ -44,6 +46,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Prometheus metrics of this API process */
         get: operations["MetricsController_scrape"];
         put?: never;
         post?: never;
@@ -62,6 +65,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Log in: e-mail and password for a JWT */
         post: operations["AuthController_login_v1"];
         delete?: never;
         options?: never;
@@ -76,6 +80,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get the caller's user and tenant */
         get: operations["AuthController_me_v1"];
         put?: never;
         post?: never;
@@ -94,6 +99,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Register a tenant and its owner */
         post: operations["AuthController_register_v1"];
         delete?: never;
         options?: never;
@@ -110,6 +116,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Consolidate a conversation's short-term memory now */
         post: operations["ConversationsController_consolidate_v1"];
         delete?: never;
         options?: never;
@@ -126,6 +133,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Append messages to a conversation */
         post: operations["ConversationsController_append_v1"];
         delete?: never;
         options?: never;
@@ -140,6 +148,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get a conversation's short-term memory */
         get: operations["ConversationsController_stm_v1"];
         put?: never;
         post?: never;
@@ -156,8 +165,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List memories, newest first */
         get: operations["MemoryController_list_v1"];
         put?: never;
+        /** Store a memory (upsert by category and key) */
         post: operations["MemoryController_upsert_v1"];
         delete?: never;
         options?: never;
@@ -172,9 +183,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get a memory */
         get: operations["MemoryController_get_v1"];
+        /** Update a memory */
         put: operations["MemoryController_update_v1"];
         post?: never;
+        /** Delete a memory and its history */
         delete: operations["MemoryController_delete_v1"];
         options?: never;
         head?: never;
@@ -188,6 +202,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List the versions of a memory */
         get: operations["MemoryController_history_v1"];
         put?: never;
         post?: never;
@@ -204,6 +219,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get a memory's retention card and forecast */
         get: operations["MemoryController_retention_v1"];
         put?: never;
         post?: never;
@@ -222,6 +238,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Mark a memory verified by a person */
         post: operations["MemoryController_verify_v1"];
         delete?: never;
         options?: never;
@@ -238,6 +255,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Store up to 500 memories in one transaction */
         post: operations["MemoryController_batch_v1"];
         delete?: never;
         options?: never;
@@ -252,6 +270,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List memories with a tag */
         get: operations["MemoryController_byTag_v1"];
         put?: never;
         post?: never;
@@ -268,6 +287,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List memories expiring soon */
         get: operations["MemoryController_expiring_v1"];
         put?: never;
         post?: never;
@@ -284,6 +304,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Recall the mind's memories as text for an LLM context */
         get: operations["MemoryController_recall_v1"];
         put?: never;
         post?: never;
@@ -300,6 +321,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Search memories (full text and meaning) */
         get: operations["MemoryController_search_v1"];
         put?: never;
         post?: never;
@@ -316,6 +338,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Count the mind's memories per layer and tier */
         get: operations["MemoryStatsController_stats_v1"];
         put?: never;
         post?: never;
@@ -332,8 +355,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List the tenant's minds */
         get: operations["MindsController_list_v1"];
         put?: never;
+        /** Create a mind */
         post: operations["MindsController_create_v1"];
         delete?: never;
         options?: never;
@@ -348,9 +373,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get a mind */
         get: operations["MindsController_get_v1"];
         put?: never;
         post?: never;
+        /** Delete a mind and everything it owns */
         delete: operations["MindsController_delete_v1"];
         options?: never;
         head?: never;
@@ -364,8 +391,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List a mind's keys (without secrets) */
         get: operations["MindsController_listKeys_v1"];
         put?: never;
+        /** Issue a Mind Key (shown once) */
         post: operations["MindsController_createKey_v1"];
         delete?: never;
         options?: never;
@@ -383,6 +412,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /** Revoke a Mind Key */
         delete: operations["MindsController_revokeKey_v1"];
         options?: never;
         head?: never;
@@ -399,7 +429,60 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /** Delete all of a mind's memories */
         delete: operations["DataRightsController_purgeMind_v1"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/minds/by-external-id/{externalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Get or create the mind of an end user by the SaaS's user id */
+        put: operations["MindsController_ensureByExternalId_v1"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/service-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's service keys (without secrets) */
+        get: operations["ServiceKeysController_list_v1"];
+        put?: never;
+        /** Issue a tenant service key (shown once) */
+        post: operations["ServiceKeysController_create_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/service-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a tenant service key */
+        delete: operations["ServiceKeysController_revoke_v1"];
         options?: never;
         head?: never;
         patch?: never;
@@ -415,6 +498,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /** Delete the tenant and everything in it */
         delete: operations["DataRightsController_deleteTenant_v1"];
         options?: never;
         head?: never;
@@ -428,6 +512,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Export the whole tenant as JSONL */
         get: operations["DataRightsController_export_v1"];
         put?: never;
         post?: never;
@@ -446,6 +531,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Import a JSONL export into the tenant */
         post: operations["DataRightsController_import_v1"];
         delete?: never;
         options?: never;
@@ -460,13 +546,87 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get the tenant's lifecycle settings */
         get: operations["LifecycleSettingsController_get_v1"];
+        /** Replace the tenant's lifecycle overrides */
         put: operations["LifecycleSettingsController_put_v1"];
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
+        /** Merge into the tenant's lifecycle overrides */
         patch: operations["LifecycleSettingsController_patch_v1"];
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhook endpoints */
+        get: operations["WebhooksController_list_v1"];
+        put?: never;
+        /** Register a webhook endpoint */
+        post: operations["WebhooksController_create_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook endpoint */
+        get: operations["WebhooksController_get_v1"];
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint */
+        delete: operations["WebhooksController_delete_v1"];
+        options?: never;
+        head?: never;
+        /** Change a webhook endpoint */
+        patch: operations["WebhooksController_update_v1"];
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the deliveries of a webhook endpoint */
+        get: operations["WebhooksController_deliveries_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Retry a webhook delivery */
+        post: operations["WebhooksController_retry_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -546,9 +706,80 @@ export interface components {
         };
         CreateMindDto: {
             description?: string;
+            external_id?: string;
             name: string;
         };
         CreateMindKeyDto: {
+            name?: string;
+        };
+        CreateServiceKeyDto: {
+            name: string;
+            scopes: ("minds:manage" | "memories:read" | "memories:write")[];
+        };
+        CreateWebhookDto: {
+            description?: string;
+            /** @description the event types this endpoint receives */
+            events: ("memory.created" | "memory.updated" | "memory.deleted" | "memory.soft_forgotten" | "memory.evicted" | "memory.consolidated" | "memory.expired")[];
+            /** @description where events are POSTed: http:// or https://, not on a private or loopback address */
+            url: string;
+        };
+        DeliveryListDto_Output: {
+            items: {
+                attempts: number;
+                /** Format: date-time */
+                created_at: string;
+                /** Format: date-time */
+                delivered_at: string | null;
+                /** Format: uuid */
+                endpoint_id: string;
+                /** @enum {string} */
+                event_type: "memory.created" | "memory.updated" | "memory.deleted" | "memory.soft_forgotten" | "memory.evicted" | "memory.consolidated" | "memory.expired";
+                /**
+                 * Format: uuid
+                 * @description the Standard Webhooks message id, sent as webhook-id on every attempt
+                 */
+                id: string;
+                last_error: string | null;
+                last_status_code: number | null;
+                /** Format: date-time */
+                next_attempt_at: string | null;
+                /** @description the body sent: {type, timestamp, data} */
+                payload: {
+                    [key: string]: unknown;
+                };
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+            }[];
+            next_cursor: string | null;
+        };
+        DeliveryViewDto_Output: {
+            attempts: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            delivered_at: string | null;
+            /** Format: uuid */
+            endpoint_id: string;
+            /** @enum {string} */
+            event_type: "memory.created" | "memory.updated" | "memory.deleted" | "memory.soft_forgotten" | "memory.evicted" | "memory.consolidated" | "memory.expired";
+            /**
+             * Format: uuid
+             * @description the Standard Webhooks message id, sent as webhook-id on every attempt
+             */
+            id: string;
+            last_error: string | null;
+            last_status_code: number | null;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** @description the body sent: {type, timestamp, data} */
+            payload: {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+        };
+        EnsureMindDto: {
+            description?: string;
             name?: string;
         };
         ImportResultDto_Output: {
@@ -580,7 +811,7 @@ export interface components {
                 /** Format: uuid */
                 actor_id: string | null;
                 /** @enum {string} */
-                actor_type: "user" | "mind_key" | "system";
+                actor_type: "user" | "mind_key" | "service_key" | "system";
                 /** @enum {string} */
                 category: "identity" | "preference" | "fact" | "project" | "skill" | "mistake" | "context" | "note";
                 /** @enum {string} */
@@ -754,7 +985,7 @@ export interface components {
                 verified: boolean;
                 version: number;
             }[];
-            next_cursor: string[];
+            next_cursor: string | null;
         };
         MemoryStatsDto_Output: {
             /** Format: date-time */
@@ -785,18 +1016,18 @@ export interface components {
             category: "identity" | "preference" | "fact" | "project" | "skill" | "mistake" | "context" | "note";
             compacted: boolean;
             confidence: number;
-            consolidation_score: number[];
+            consolidation_score: number | null;
             content: string;
             content_hash: string;
             /** Format: date-time */
             created_at: string;
-            current_retention: number[];
+            current_retention: number | null;
             /** Format: date-time */
             embedded_at: string | null;
-            embedding_model: string[];
+            embedding_model: string | null;
             /** @enum {string} */
             embedding_status: "pending" | "ready" | "failed" | "archived";
-            emotional_weight: number[];
+            emotional_weight: number | null;
             /** Format: date-time */
             expires_at: string | null;
             /** Format: date-time */
@@ -804,10 +1035,10 @@ export interface components {
             hippocampus_dependency: number;
             /** Format: uuid */
             id: string;
-            importance_score: number[];
+            importance_score: number | null;
             /** @enum {string|null} */
             importance_source: "caller" | "explicit_save" | "llm" | "llm_regex" | "rules" | "consolidation" | "llm_facts" | null;
-            initial_retention: number[];
+            initial_retention: number | null;
             key: string;
             /** Format: date-time */
             last_accessed: string | null;
@@ -838,10 +1069,10 @@ export interface components {
             source_refs: string[];
             /** @enum {string} */
             storage_location: "hippocampus" | "neocortex";
-            strength_days: number[];
+            strength_days: number | null;
             synaptic_consolidated: boolean;
             tags: string[];
-            temporal_context: string[];
+            temporal_context: string | null;
             temporal_position: number | null;
             /** @enum {string} */
             tier: "hot" | "warm" | "cold" | "archive";
@@ -892,18 +1123,22 @@ export interface components {
                 /** Format: date-time */
                 created_at: string;
                 description: string | null;
+                /** @description the SaaS's own id of the end user this mind remembers */
+                external_id: string | null;
                 /** Format: uuid */
                 id: string;
                 name: string;
                 /** Format: date-time */
                 updated_at: string;
             }[];
-            next_cursor: string[];
+            next_cursor: string | null;
         };
         MindViewDto_Output: {
             /** Format: date-time */
             created_at: string;
-            description: string[];
+            description: string | null;
+            /** @description the SaaS's own id of the end user this mind remembers */
+            external_id: string | null;
             /** Format: uuid */
             id: string;
             name: string;
@@ -926,6 +1161,37 @@ export interface components {
             name: string;
             /** Format: date-time */
             revoked_at: string | null;
+        };
+        NewServiceKeyDto_Output: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            /** @description the service key; shown this once, stored only as a hash */
+            key: string;
+            /** @description the first characters of the key, to tell keys apart */
+            key_prefix: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+            name: string;
+            /** Format: date-time */
+            revoked_at: string | null;
+            scopes: ("minds:manage" | "memories:read" | "memories:write")[];
+        };
+        NewWebhookDto_Output: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            disabled_reason: string | null;
+            enabled: boolean;
+            events: ("memory.created" | "memory.updated" | "memory.deleted" | "memory.soft_forgotten" | "memory.evicted" | "memory.consolidated" | "memory.expired")[];
+            /** Format: uuid */
+            id: string;
+            /** @description the signing secret (whsec_ + base64, Standard Webhooks); shown this once */
+            secret: string;
+            /** Format: date-time */
+            updated_at: string;
+            url: string;
         };
         PurgeResultDto_Output: {
             /** @description memories deleted */
@@ -1064,10 +1330,27 @@ export interface components {
                 version: number;
             }[];
         };
+        ServiceKeyListDto_Output: {
+            items: {
+                /** Format: date-time */
+                created_at: string;
+                /** Format: uuid */
+                id: string;
+                /** @description the first characters of the key, to tell keys apart */
+                key_prefix: string;
+                /** Format: date-time */
+                last_used_at: string | null;
+                name: string;
+                /** Format: date-time */
+                revoked_at: string | null;
+                scopes: ("minds:manage" | "memories:read" | "memories:write")[];
+            }[];
+            next_cursor: string | null;
+        };
         UpdateMemoryDto: {
             confidence?: number;
             content?: string;
-            expires_at?: string[];
+            expires_at?: string | null;
             importance?: number;
             /** @enum {string} */
             memory_type?: "stm" | "episodic" | "semantic" | "procedural" | "working";
@@ -1082,12 +1365,18 @@ export interface components {
             temporal_context?: string;
             temporal_position?: number;
         };
+        UpdateWebhookDto: {
+            description?: string | null;
+            enabled?: boolean;
+            events?: ("memory.created" | "memory.updated" | "memory.deleted" | "memory.soft_forgotten" | "memory.evicted" | "memory.consolidated" | "memory.expired")[];
+            url?: string;
+        };
         UpsertMemoryDto: {
             /** @enum {string} */
             category: "identity" | "preference" | "fact" | "project" | "skill" | "mistake" | "context" | "note";
             confidence?: number;
             content: string;
-            expires_at?: string[];
+            expires_at?: string | null;
             importance?: number;
             key: string;
             /** @enum {string} */
@@ -1104,6 +1393,35 @@ export interface components {
             tags?: string[];
             temporal_context?: string;
             temporal_position?: number;
+        };
+        WebhookListDto_Output: {
+            items: {
+                /** Format: date-time */
+                created_at: string;
+                description: string | null;
+                disabled_reason: string | null;
+                enabled: boolean;
+                events: ("memory.created" | "memory.updated" | "memory.deleted" | "memory.soft_forgotten" | "memory.evicted" | "memory.consolidated" | "memory.expired")[];
+                /** Format: uuid */
+                id: string;
+                /** Format: date-time */
+                updated_at: string;
+                url: string;
+            }[];
+            next_cursor: string | null;
+        };
+        WebhookViewDto_Output: {
+            /** Format: date-time */
+            created_at: string;
+            description: string | null;
+            disabled_reason: string | null;
+            enabled: boolean;
+            events: ("memory.created" | "memory.updated" | "memory.deleted" | "memory.soft_forgotten" | "memory.evicted" | "memory.consolidated" | "memory.expired")[];
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            updated_at: string;
+            url: string;
         };
     };
     responses: never;
@@ -1377,11 +1695,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
+            /** @description METRICS_TOKEN is set and the request does not carry it */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
@@ -1415,6 +1736,53 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponseDto_Output"];
                 };
             };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the e-mail and password do not match */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -1441,6 +1809,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MeResponseDto_Output"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description a Mind Key cannot use it (people only) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
@@ -1475,6 +1872,53 @@ export interface operations {
                     "application/json": components["schemas"]["RegisterResponseDto_Output"];
                 };
             };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the e-mail is already registered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -1490,7 +1934,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path: {
@@ -1500,11 +1944,52 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
@@ -1521,7 +2006,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path: {
@@ -1542,6 +2027,71 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -1557,7 +2107,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path: {
@@ -1567,11 +2117,52 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: {
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
@@ -1597,7 +2188,7 @@ export interface operations {
                 tier?: "hot" | "warm" | "cold" | "archive";
             };
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path?: never;
@@ -1611,6 +2202,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryPageDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
@@ -1628,7 +2266,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path?: never;
@@ -1649,6 +2287,80 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryViewDto_Output"];
                 };
             };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -1664,7 +2376,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path: {
@@ -1682,6 +2394,53 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryViewDto_Output"];
                 };
             };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -1697,7 +2456,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path: {
@@ -1719,6 +2478,80 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryViewDto_Output"];
                 };
             };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -1734,7 +2567,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path: {
@@ -1744,11 +2577,52 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            204: {
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
@@ -1765,7 +2639,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path: {
@@ -1783,6 +2657,53 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryHistoryDto_Output"];
                 };
             };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -1798,7 +2719,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path: {
@@ -1815,6 +2736,53 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -1830,7 +2798,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path: {
@@ -1848,6 +2816,53 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryViewDto_Output"];
                 };
             };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description a Mind Key cannot verify (only a person can), or X-Mind-Id names another mind */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -1863,7 +2878,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path?: never;
@@ -1881,6 +2896,80 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BatchResultDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with an existing record */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
@@ -1907,7 +2996,7 @@ export interface operations {
                 tier?: "hot" | "warm" | "cold" | "archive";
             };
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path?: never;
@@ -1921,6 +3010,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryPageDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
@@ -1941,7 +3077,7 @@ export interface operations {
                 within?: string;
             };
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path?: never;
@@ -1955,6 +3091,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryListDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
@@ -1972,11 +3155,11 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                max_tokens?: string;
+                max_tokens?: number;
                 q?: string;
             };
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path?: never;
@@ -1991,6 +3174,53 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
@@ -2022,7 +3252,7 @@ export interface operations {
                 verified?: boolean;
             };
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path?: never;
@@ -2036,6 +3266,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SearchResultDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
@@ -2053,7 +3330,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description the mind to act on; required with a user JWT */
+                /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
             path?: never;
@@ -2067,6 +3344,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryStatsDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
@@ -2084,6 +3408,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                external_id?: string;
                 limit?: number;
                 name?: string;
             };
@@ -2099,6 +3424,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MindListDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description a Mind Key, or a service key without minds:manage */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
@@ -2133,6 +3496,71 @@ export interface operations {
                     "application/json": components["schemas"]["MindViewDto_Output"];
                 };
             };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin (members, Mind Keys, service keys without minds:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the name (or external_id) is taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -2163,6 +3591,44 @@ export interface operations {
                     "application/json": components["schemas"]["MindViewDto_Output"];
                 };
             };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description a Mind Key, or a service key without minds:manage */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -2185,11 +3651,43 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            204: {
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin (members, Mind Keys, service keys without minds:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
@@ -2219,6 +3717,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MindKeyListDto_Output"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description a Mind Key or a service key (people only) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
                 };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
@@ -2255,6 +3791,71 @@ export interface operations {
                     "application/json": components["schemas"]["NewMindKeyDto_Output"];
                 };
             };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin (members, Mind Keys and service keys) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -2278,11 +3879,43 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            204: {
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin (members, Mind Keys and service keys) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
@@ -2314,6 +3947,361 @@ export interface operations {
                     "application/json": components["schemas"]["PurgeResultDto_Output"];
                 };
             };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not the tenant's owner (admins, members and Mind Keys) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    MindsController_ensureByExternalId_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                externalId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnsureMindDto"];
+            };
+        };
+        responses: {
+            /** @description the existing mind (201 when this call created it) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MindViewDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin (members, Mind Keys, service keys without minds:manage) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description another mind has that name */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    ServiceKeysController_list_v1: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceKeyListDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin with a JWT (members, Mind Keys and service keys) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    ServiceKeysController_create_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateServiceKeyDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewServiceKeyDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin with a JWT (members, Mind Keys and service keys) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    ServiceKeysController_revoke_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin with a JWT (members, Mind Keys and service keys) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -2336,11 +4324,43 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            204: {
+            /** @description `confirm` is not the tenant's name */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not the tenant's owner (admins, members and Mind Keys) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
@@ -2368,6 +4388,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not the tenant's owner (admins, members and Mind Keys) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
@@ -2401,6 +4450,62 @@ export interface operations {
                     "application/json": components["schemas"]["ImportResultDto_Output"];
                 };
             };
+            /** @description a line of the file breaks a rule: `line N: field: rule` (nothing stored) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not the tenant's owner (admins, members and Mind Keys) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/x-ndjson */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -2427,6 +4532,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin of the tenant (members and Mind Keys) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
@@ -2459,6 +4593,62 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description the merged config breaks a rule: `errors[].field` names each path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin of the tenant (members and Mind Keys) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {
                 headers: {
@@ -2489,6 +4679,596 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description the merged config breaks a rule: `errors[].field` names each path */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin of the tenant (members and Mind Keys) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    WebhooksController_list_v1: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin (members, Mind Keys and service keys may not manage webhooks) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    WebhooksController_create_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewWebhookDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin (members, Mind Keys and service keys may not manage webhooks) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    WebhooksController_get_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookViewDto_Output"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin (members, Mind Keys and service keys may not manage webhooks) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    WebhooksController_delete_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin (members, Mind Keys and service keys may not manage webhooks) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    WebhooksController_update_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookViewDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin (members, Mind Keys and service keys may not manage webhooks) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    WebhooksController_deliveries_v1: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryListDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin (members, Mind Keys and service keys may not manage webhooks) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    WebhooksController_retry_v1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deliveryId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryViewDto_Output"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not an owner or admin (members, Mind Keys and service keys may not manage webhooks) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
             };
             /** @description an error: `{statusCode, error, message, requestId, errors?}` */
             default: {

@@ -86,6 +86,26 @@ export const configSchema = z
     FORGETTING_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(900_000),
     /** How often the STM sleep cycle consolidates waiting entries (ms); 0 turns it off. */
     SLEEP_CYCLE_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
+    /**
+     * Let webhook endpoints be on private, loopback, link-local or unspecified addresses
+     * (docs/webhooks.md "Addresses refused"). Off: such URLs are refused at registration and at
+     * every delivery (SSRF). For development and tests, or a receiver inside the cluster.
+     */
+    WEBHOOK_ALLOW_PRIVATE_URLS: envBoolean.default(false),
+    /** Attempts of one webhook delivery before it is marked failed (the first included). */
+    WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(12),
+    /** Wait before the second attempt of a webhook delivery (ms); each later wait doubles (12 attempts span about 17 hours). */
+    WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(10).max(86_400_000).default(30_000),
+    /** Time allowed for a webhook receiver to answer (ms); longer counts as a failed attempt. */
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+    /**
+     * How often due webhook deliveries are looked for (ms); 0 turns it off. Without REDIS_URL
+     * this runs every retry; with it, it enqueues again the deliveries whose queue message was
+     * lost (WEBHOOK_LOST_AFTER_MS overdue).
+     */
+    WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
+    /** With REDIS_URL: a pending webhook delivery this long past due lost its queue message (a crash, an empty Redis) and is enqueued again (ms). */
+    WEBHOOK_LOST_AFTER_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
     /** Serve the OpenAPI UI at /docs and the document at /docs-json. */
     OPENAPI_ENABLED: envBoolean.default(true),
     /**

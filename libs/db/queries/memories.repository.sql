@@ -1669,6 +1669,18 @@ where
   and "mind_id" = $2
   and "id" = $3;
 
+-- MemoriesRepository.deleteReturning
+delete from "memories"
+where
+  "tenant_id" = $1
+  and "mind_id" = $2
+  and "id" = $3
+returning
+  "id",
+  "mind_id",
+  "category",
+  "key";
+
 -- MemoriesRepository.deleteForMind
 delete from "memories"
 where

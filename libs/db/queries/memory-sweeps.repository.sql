@@ -36,50 +36,109 @@ where
   );
 
 -- MemorySweepsRepository.softForget
-update memories
-set
-  forgotten_at = $1::timestamptz
-where
-  tenant_id = $2
-  and id in (
-    select
-      id
-    from
-      memories
+with
+  rows as (
+    update memories
+    set
+      forgotten_at = $1::timestamptz
     where
-      tenant_id = $3
-      and (
-        forgotten_at is null
-        and priority <> 'critical'
-        and current_retention is not null
-        and (
-          cardinality(review_schedule) = 0
-          or review_schedule[1] <= $4::timestamptz
-        )
-        and coalesce(
-          engram_retention_at (
-            current_retention,
-            retention_at,
-            engram_effective_strength (
-              strength_days,
-              access_count,
-              $5::float8,
-              $6::float8
-            ),
-            $7::timestamptz
-          ),
-          1
-        ) < $8::float8
+      tenant_id = $2
+      and id in (
+        select
+          id
+        from
+          memories
+        where
+          tenant_id = $3
+          and (
+            forgotten_at is null
+            and priority <> 'critical'
+            and current_retention is not null
+            and (
+              cardinality(review_schedule) = 0
+              or review_schedule[1] <= $4::timestamptz
+            )
+            and coalesce(
+              engram_retention_at (
+                current_retention,
+                retention_at,
+                engram_effective_strength (
+                  strength_days,
+                  access_count,
+                  $5::float8,
+                  $6::float8
+                ),
+                $7::timestamptz
+              ),
+              1
+            ) < $8::float8
+          )
+        limit
+          $9
+        for update
+          skip locked
       )
-    limit
-      $9
-    for update
-      skip locked
-  );
+    returning
+      tenant_id,
+      id,
+      mind_id,
+      category,
+      key
+  ),
+  events as (
+    insert into
+      webhook_deliveries (tenant_id, id, endpoint_id, event_type, payload)
+    select
+      r.tenant_id,
+      engram_uuid_v7 (),
+      e.id,
+      $10::text,
+      jsonb_build_object(
+        'type',
+        $11::text,
+        'timestamp',
+        $12::text,
+        'data',
+        jsonb_build_object(
+          'mind_id',
+          r.mind_id,
+          'memory_id',
+          r.id,
+          'category',
+          r.category,
+          'key',
+          r.key
+        ) || jsonb_build_object('forgotten_at', $13::text)
+      )
+    from
+      rows r
+      join webhook_endpoints e on e.tenant_id = $14
+      and e.tenant_id = r.tenant_id
+      and e.enabled
+      and $15::text = any (e.event_types)
+    returning
+      id
+  )
+select
+  (
+    select
+      count(*)
+    from
+      rows
+  )::int as changed,
+  coalesce(
+    (
+      select
+        array_agg(id)
+      from
+        events
+    ),
+    '{}'::uuid[]
+  ) as deliveries;
 
 -- MemorySweepsRepository.evict
 with
-  gone as (
+  rows as (
     delete from memories
     where
       tenant_id = $1
@@ -139,38 +198,180 @@ with
         ),
         1
       ) as retention
-  )
-insert into
-  memory_tombstones (
-    tenant_id,
-    memory_id,
-    mind_id,
-    category,
-    key,
-    reason,
-    retention,
-    tier,
-    importance_score,
-    access_count,
-    created_at,
-    evicted_at
+  ),
+  tombstones as (
+    insert into
+      memory_tombstones (
+        tenant_id,
+        memory_id,
+        mind_id,
+        category,
+        key,
+        reason,
+        retention,
+        tier,
+        importance_score,
+        access_count,
+        created_at,
+        evicted_at
+      )
+    select
+      tenant_id,
+      id,
+      mind_id,
+      category,
+      key,
+      'evicted',
+      retention,
+      tier,
+      importance_score,
+      access_count,
+      created_at,
+      $13::timestamptz
+    from
+      rows
+    on conflict (tenant_id, memory_id) do nothing
+  ),
+  events as (
+    insert into
+      webhook_deliveries (tenant_id, id, endpoint_id, event_type, payload)
+    select
+      r.tenant_id,
+      engram_uuid_v7 (),
+      e.id,
+      $14::text,
+      jsonb_build_object(
+        'type',
+        $15::text,
+        'timestamp',
+        $16::text,
+        'data',
+        jsonb_build_object(
+          'mind_id',
+          r.mind_id,
+          'memory_id',
+          r.id,
+          'category',
+          r.category,
+          'key',
+          r.key
+        ) || jsonb_build_object('evicted_at', $17::text, 'retention', r.retention)
+      )
+    from
+      rows r
+      join webhook_endpoints e on e.tenant_id = $18
+      and e.tenant_id = r.tenant_id
+      and e.enabled
+      and $19::text = any (e.event_types)
+    returning
+      id
   )
 select
-  tenant_id,
-  id,
-  mind_id,
-  category,
-  key,
-  'evicted',
-  retention,
-  tier,
-  importance_score,
-  access_count,
-  created_at,
-  $13::timestamptz
-from
-  gone
-on conflict (tenant_id, memory_id) do nothing;
+  (
+    select
+      count(*)
+    from
+      rows
+  )::int as changed,
+  coalesce(
+    (
+      select
+        array_agg(id)
+      from
+        events
+    ),
+    '{}'::uuid[]
+  ) as deliveries;
+
+-- MemorySweepsRepository.announceExpired
+with
+  rows as (
+    update memories
+    set
+      expiry_announced_at = expires_at
+    where
+      tenant_id = $1
+      and id in (
+        select
+          id
+        from
+          memories
+        where
+          tenant_id = $2
+          and (
+            expires_at is not null
+            and expires_at <= $3::timestamptz
+          )
+          and expiry_announced_at is distinct from expires_at
+        limit
+          $4
+        for update
+          skip locked
+      )
+    returning
+      tenant_id,
+      id,
+      mind_id,
+      category,
+      key,
+      expires_at
+  ),
+  events as (
+    insert into
+      webhook_deliveries (tenant_id, id, endpoint_id, event_type, payload)
+    select
+      r.tenant_id,
+      engram_uuid_v7 (),
+      e.id,
+      $5::text,
+      jsonb_build_object(
+        'type',
+        $6::text,
+        'timestamp',
+        $7::text,
+        'data',
+        jsonb_build_object(
+          'mind_id',
+          r.mind_id,
+          'memory_id',
+          r.id,
+          'category',
+          r.category,
+          'key',
+          r.key
+        ) || jsonb_build_object(
+          'expires_at',
+          to_char(
+            r.expires_at at time zone 'UTC',
+            'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'
+          )
+        )
+      )
+    from
+      rows r
+      join webhook_endpoints e on e.tenant_id = $8
+      and e.tenant_id = r.tenant_id
+      and e.enabled
+      and $9::text = any (e.event_types)
+    returning
+      id
+  )
+select
+  (
+    select
+      count(*)
+    from
+      rows
+  )::int as changed,
+  coalesce(
+    (
+      select
+        array_agg(id)
+      from
+        events
+    ),
+    '{}'::uuid[]
+  ) as deliveries;
 
 -- MemorySweepsRepository.retier
 update memories

@@ -2,9 +2,15 @@
 
 -- MindsRepository.create
 insert into
-  "minds" ("id", "name", "description", "tenant_id")
+  "minds" (
+    "id",
+    "name",
+    "description",
+    "external_id",
+    "tenant_id"
+  )
 values
-  ($1, $2, $3, $4)
+  ($1, $2, $3, $4, $5)
 returning
   *;
 
@@ -27,6 +33,31 @@ where
   and "id" = $2
 for update;
 
+-- MindsRepository.findOrCreateByExternalId
+insert into
+  "minds" (
+    "id",
+    "name",
+    "description",
+    "external_id",
+    "tenant_id"
+  )
+values
+  ($1, $2, $3, $4, $5)
+on conflict ("tenant_id", "external_id")
+where
+  "external_id" is not null do nothing
+returning
+  *;
+
+select
+  *
+from
+  "minds"
+where
+  "tenant_id" = $1
+  and "external_id" = $2;
+
 -- MindsRepository.findByIdOrName
 select
   *
@@ -37,6 +68,7 @@ where
   and (
     "id" = $2
     or "name" = $3
+    or "external_id" = $4
   );
 
 -- MindsRepository.list
@@ -48,10 +80,11 @@ where
   "tenant_id" = $1
   and "id" < $2
   and "name" = $3
+  and "external_id" = $4
 order by
   "id" desc
 limit
-  $4;
+  $5;
 
 -- MindsRepository.page
 select

@@ -10,6 +10,7 @@ export * from './vectors';
 export * from './memory-row';
 export * from './memory-filter';
 export * from './lifecycle-sql';
+export * from './webhook-events';
 export * from './compact-content';
 export * from './vector-index';
 export * from './sql-snapshot';

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { WebhookEventType, WebhookPayload } from './webhook-events';
 import type { ImportancePath, MemoryCategory, MemoryLayer, MemoryPriority, MemoryTier, MemoryType, StorageLocation, WriterKind } from '@engram/memory';
 
 /** A timestamptz column: read as Date, written as Date or ISO string. */
@@ -13,7 +14,9 @@ type TextArray = ColumnType<string[], string[] | undefined, string[]>;
 export type MemorySource = WriterKind;
 export type { StorageLocation };
 export type UserRole = 'owner' | 'admin' | 'member';
-export type ActorType = 'user' | 'mind_key' | 'system';
+export type ActorType = 'user' | 'mind_key' | 'service_key' | 'system';
+/** What a tenant service key may do (docs/design.md §2). */
+export type ServiceKeyScope = 'minds:manage' | 'memories:read' | 'memories:write';
 export type MemoryChange = 'create' | 'update' | 'verify';
 /** Which path scored a memory's importance (libs/memory `ImportancePath`). */
 export type ImportanceSource = ImportancePath;
@@ -43,8 +46,23 @@ export interface MindsTable {
   id: string;
   name: string;
   description: string | null;
+  /** The SaaS's own id of the end user this mind remembers; unique in the tenant. */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: GeneratedTimestamp;
   updated_at: GeneratedTimestamp;
+}
+
+export interface ServiceKeysTable {
+  tenant_id: string;
+  id: string;
+  name: string;
+  scopes: ColumnType<ServiceKeyScope[], ServiceKeyScope[], ServiceKeyScope[]>;
+  key_prefix: string;
+  key_hash: string;
+  created_by: string | null;
+  created_at: GeneratedTimestamp;
+  last_used_at: Timestamp | null;
+  revoked_at: Timestamp | null;
 }
 
 export interface MindKeysTable {
@@ -116,6 +134,8 @@ export interface MemoriesTable {
   compacted: Generated<boolean>;
   /** Brotli-compressed full text of a compacted memory (null when the text is its own gist). */
   content_z: Buffer | Uint8Array | null;
+  /** The `expires_at` whose passing was announced to webhooks (memory.expired), once per expiry. */
+  expiry_announced_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface MemoryVersionsTable {
@@ -193,26 +213,64 @@ export interface MemoryTombstonesTable {
   evicted_at: Timestamp;
 }
 
+export interface WebhookEndpointsTable {
+  tenant_id: string;
+  id: string;
+  url: string;
+  description: string | null;
+  event_types: ColumnType<WebhookEventType[], WebhookEventType[], WebhookEventType[]>;
+  /** `whsec_` + base64 (Standard Webhooks); in clear: every delivery is signed with it. */
+  secret: string;
+  enabled: Generated<boolean>;
+  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: GeneratedTimestamp;
+  updated_at: GeneratedTimestamp;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  tenant_id: string;
+  /** The Standard Webhooks message id (`webhook-id`), the same on every attempt. */
+  id: string;
+  endpoint_id: string;
+  event_type: WebhookEventType;
+  payload: ColumnType<WebhookPayload, string, string>;
+  status: Generated<WebhookDeliveryStatus>;
+  attempts: Generated<number>;
+  last_status_code: ColumnType<number | null, number | null | undefined, number | null>;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  next_attempt_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  created_at: GeneratedTimestamp;
+  delivered_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+}
+
 /** The database as the application sees it (hand-written, CONVENTIONS "Layout"). */
 export interface DB {
   tenants: TenantsTable;
   users: UsersTable;
   minds: MindsTable;
   mind_keys: MindKeysTable;
+  service_keys: ServiceKeysTable;
   memories: MemoriesTable;
   memory_versions: MemoryVersionsTable;
   messages: MessagesTable;
   stm_entries: StmEntriesTable;
   memory_tombstones: MemoryTombstonesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type Tenant = Selectable<TenantsTable>;
 export type User = Selectable<UsersTable>;
 export type Mind = Selectable<MindsTable>;
 export type MindKey = Selectable<MindKeysTable>;
+export type ServiceKey = Selectable<ServiceKeysTable>;
 export type Memory = Selectable<MemoriesTable>;
 export type NewMemory = Insertable<MemoriesTable>;
 export type MemoryUpdate = Updateable<MemoriesTable>;
 export type MemoryVersion = Selectable<MemoryVersionsTable>;
 export type Message = Selectable<MessagesTable>;
 export type StmRow = Selectable<StmEntriesTable>;
+export type WebhookEndpoint = Selectable<WebhookEndpointsTable>;
+export type WebhookDelivery = Selectable<WebhookDeliveriesTable>;

@@ -18,6 +18,13 @@ export const DATABASE = Symbol('DATABASE');
 export interface TenantTx {
   readonly trx: Transaction<DB>;
   readonly tenantId: string;
+  /**
+   * Runs `callback` once this unit of work has committed; never after a rollback, nor for an
+   * attempt that was rerun (a deadlock). For side effects that must not outrun the data they
+   * announce, e.g. enqueueing the webhook deliveries a write inserted. A callback that throws is
+   * ignored: what it does must be recoverable without it. Absent outside {@link TenantDb.run}.
+   */
+  readonly afterCommit?: (callback: () => void) => void;
 }
 
 @Injectable()
@@ -45,9 +52,17 @@ export class TenantDb {
       try {
         return await this.db.connection().execute(async (conn) => {
           await start.execute(conn);
+          const committed: (() => void)[] = [];
           try {
-            const result = await work({ trx: conn as unknown as Transaction<DB>, tenantId });
+            const result = await work({ trx: conn as unknown as Transaction<DB>, tenantId, afterCommit: (callback) => committed.push(callback) });
             await sql.raw('commit').execute(conn);
+            for (const callback of committed) {
+              try {
+                callback();
+              } catch {
+                // Documented: after-commit work is recoverable without its callback.
+              }
+            }
             return result;
           } catch (error) {
             await sql.raw('rollback').execute(conn).catch(() => undefined);

@@ -98,6 +98,8 @@ export class EpisodeGeneralisation {
         },
         config,
         { type: 'system', id: null },
+        undefined,
+        { consolidated: 'generalised' },
       );
       const id = created?.id ?? (await this.memories.findByKeyForUpdate(tx, mindId, 'fact', g.key))?.id;
       if (!id) return false;

@@ -1,7 +1,8 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { APP_CONFIG, CLOCK, type AppConfig, type Clock } from '@engram/config';
 import { QUEUE_NAMES, QueueName, scheduleIntervals } from '@engram/queues';
+import { WebhookDispatch } from '@engram/services';
 import { FanOutJob } from './fan-out.job';
 import type { FanOutReport } from './tenant-job';
 import { VectorIndexUpkeep } from './vector-index-upkeep';
@@ -12,8 +13,9 @@ import { VectorIndexUpkeep } from './vector-index-upkeep';
  * intervals: the sleep cycle
  * (`SLEEP_CYCLE_INTERVAL_MS`), systems consolidation (`SYSTEMS_CONSOLIDATION_INTERVAL_MS`),
  * tiering (`TIERING_INTERVAL_MS`), forgetting (`FORGETTING_INTERVAL_MS`), the embedding backfill
- * (`EMBEDDINGS_BACKFILL_INTERVAL_MS`) and the vector index upkeep
- * (`VECTOR_INDEX_UPKEEP_INTERVAL_MS`). Each run goes over every tenant, one tenant's failure does
+ * (`EMBEDDINGS_BACKFILL_INTERVAL_MS`), the vector index upkeep
+ * (`VECTOR_INDEX_UPKEEP_INTERVAL_MS`) and the webhook deliveries that are due
+ * (`WEBHOOK_DISPATCH_INTERVAL_MS`: retries, and what a restart interrupted). Each run goes over every tenant, one tenant's failure does
  * not stop the others, and a run never overlaps the previous one of its kind. With `REDIS_URL`
  * set, the worker app runs the queues instead and this runs only the index upkeep. A job whose
  * interval is longer than a minute runs first a minute after start, then every interval.
@@ -32,12 +34,15 @@ export class InProcessScheduler implements OnApplicationBootstrap, OnApplication
     private readonly registry: SchedulerRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() private readonly webhooks?: WebhookDispatch,
   ) {}
 
   onApplicationBootstrap(): void {
     if (!this.config.REDIS_URL) {
       const intervals = scheduleIntervals(this.config);
       for (const queue of QUEUE_NAMES) this.every(queue, intervals[queue], () => this.run(queue));
+      const webhooks = this.webhooks;
+      if (webhooks) this.every('webhooks', this.config.WEBHOOK_DISPATCH_INTERVAL_MS, () => webhooks.runDue());
     }
     this.every('vector-index', this.config.VECTOR_INDEX_UPKEEP_INTERVAL_MS, () => this.vectorIndex.runOnce());
   }

@@ -1,2 +1,3 @@
 export * from './queues';
 export * from './embedding-demand';
+export * from './webhooks';

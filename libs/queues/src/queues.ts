@@ -18,6 +18,16 @@ export enum QueueName {
 export const QUEUE_NAMES: readonly QueueName[] = Object.values(QueueName);
 
 /**
+ * The queue of webhook deliveries (docs/webhooks.md). Not one of the per-tenant sweep queues of
+ * {@link QueueName}: its jobs are one delivery each, not a tenant's sweep, and it has no fan-out
+ * (libs/queues webhooks.ts has its job names, payload and options).
+ */
+export const WEBHOOK_QUEUE = 'webhooks';
+
+/** Every BullMQ queue: the sweep queues and the webhook queue (what the dashboard and the metrics show). */
+export const ALL_QUEUE_NAMES: readonly string[] = [...QUEUE_NAMES, WEBHOOK_QUEUE];
+
+/**
  * The jobs, named after their classes in libs/jobs (twenty's habit: the job name is the class
  * name, so the dashboard, the logs and the code say the same). Every queue holds its scheduled
  * fan-out and the per-tenant job it enqueues.

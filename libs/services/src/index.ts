@@ -6,4 +6,5 @@ export * from './memory-writer.service';
 export * from './hybrid-search.service';
 export * from './conversation.types';
 export * from './conversation-stream.service';
+export * from './webhooks';
 export * from './services.module';

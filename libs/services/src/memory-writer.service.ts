@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import {
   MemoriesRepository,
   MemoryVersionsRepository,
@@ -30,6 +30,7 @@ import {
 } from '@engram/memory';
 import { AppError } from './app-error';
 import type { MemoryScope } from './memory-scope';
+import { changedFields, memoryEvent, memoryEventData, WebhookOutbox, type ConsolidationStage } from './webhooks/webhook-outbox';
 
 export type WriteStatus = 'created' | 'updated' | 'unchanged';
 
@@ -99,23 +100,44 @@ function revives(current: MemoryRow, patch: MemoryPatch, now: Date): boolean {
  * through it, inside the caller's transaction, so the rules are applied once. The rows are
  * built by libs/memory `newMemory` and `memoryChange`; every creation and change records the
  * new state in `memory_versions` in the same transaction (seed 002: an upsert never silently
- * loses the old content).
+ * loses the old content), and announces it to the tenant's webhooks in the same transaction
+ * (the outbox, docs/webhooks.md): `memory.created` (or `memory.consolidated` for what
+ * consolidation writes), `memory.updated`, `memory.deleted`. A reinforcement is not announced
+ * (what the memory states is unchanged), nor is an import's restore (it puts back a tenant's
+ * own export).
  */
 @Injectable()
 export class MemoryWriter {
   constructor(
     private readonly memories: MemoriesRepository,
     private readonly versions: MemoryVersionsRepository,
+    // Always provided by ServicesModule, beside this writer; optional only for test fixtures that
+    // build a bare writer to restore rows (which announces nothing).
+    @Optional() private readonly outbox?: WebhookOutbox,
   ) {}
 
   /**
    * Stores a new memory unless its (category, key) exists, recording its first version. Its id
-   * is `input.id` or a new UUIDv7.
+   * is `input.id` or a new UUIDv7. Announced as `memory.created`, or with `consolidated` as
+   * `memory.consolidated` with `data.stage`.
    * @returns the memory, or undefined when the key is taken (nothing written)
    */
-  async create(tx: TenantTx, input: Omit<NewMemoryInput, 'id'> & { id?: string }, config: LifecycleConfig, actor: Actor, embedding?: Embedding): Promise<MemoryRow | undefined> {
+  async create(
+    tx: TenantTx,
+    input: Omit<NewMemoryInput, 'id'> & { id?: string },
+    config: LifecycleConfig,
+    actor: Actor,
+    embedding?: Embedding,
+    options: { consolidated?: ConsolidationStage } = {},
+  ): Promise<MemoryRow | undefined> {
     const inserted = await this.memories.insertIfAbsent(tx, insertable(newMemory({ ...input, id: input.id ?? newId() }, config), embedding, input.now));
-    if (inserted) await this.versions.record(tx, inserted, 'create', actor);
+    if (inserted) {
+      await this.versions.record(tx, inserted, 'create', actor);
+      const data = memoryEventData(inserted);
+      await this.outbox?.emit(tx, [
+        options.consolidated ? memoryEvent('memory.consolidated', input.now, { ...data, stage: options.consolidated }) : memoryEvent('memory.created', input.now, data),
+      ]);
+    }
     return inserted;
   }
 
@@ -187,7 +209,19 @@ export class MemoryWriter {
     }
     const memory = await this.memories.update(tx, current.mind_id, current.id, update);
     await this.versions.record(tx, memory, options.kind ?? 'update', actor);
+    await this.outbox?.emit(tx, [memoryEvent('memory.updated', options.now, { ...memoryEventData(memory), changed: changedFields(current, memory) })]);
     return memory;
+  }
+
+  /**
+   * Deletes a memory of the mind with its history, announced as `memory.deleted`.
+   * @returns whether it existed
+   */
+  async delete(tx: TenantTx, mindId: string, id: string, now: Date): Promise<boolean> {
+    const gone = await this.memories.deleteReturning(tx, mindId, id);
+    if (!gone) return false;
+    await this.outbox?.emit(tx, [memoryEvent('memory.deleted', now, { mind_id: gone.mind_id, memory_id: gone.id, category: gone.category, key: gone.key, deleted_at: now.toISOString() })]);
+    return true;
   }
 
   /** Marks a memory verified by a person (seed 002 "검증"); idempotent: a verified memory is left as it is. */

@@ -5,13 +5,15 @@ import { HybridSearch } from './hybrid-search.service';
 import { LifecycleSettings } from './lifecycle-settings.service';
 import { MemoryWriter } from './memory-writer.service';
 import { MindAccess } from './mind-access';
+import { WebhookQueue } from '@engram/queues';
+import { WebhookDeliverer, WebhookDispatch, WebhookOutbox } from './webhooks';
 
-const services = [LifecycleSettings, MindAccess, MemoryWriter, HybridSearch, FactConsolidation, ConversationStream];
+const services = [LifecycleSettings, MindAccess, WebhookQueue, WebhookDeliverer, WebhookDispatch, WebhookOutbox, MemoryWriter, HybridSearch, FactConsolidation, ConversationStream];
 
 /**
  * The domain services both apps use (docs/design.md §1): tenant lifecycle settings, the one
- * memory writer, hybrid search and the conversation stream. Needs DbModule, EmbeddingsModule,
- * LlmModule and ConfigModule (all global).
+ * memory writer with its webhook outbox and the deliveries' dispatch, hybrid search and the
+ * conversation stream. Needs DbModule, EmbeddingsModule, LlmModule and ConfigModule (all global).
  */
 @Global()
 @Module({ providers: services, exports: services })

@@ -111,7 +111,7 @@ export class AdminDashboard {
       case 'closed':
         return sendAdminError(req, res, 404, CLOSED);
       case 'tenant':
-        this.logger.warn(`admin dashboard refused a tenant ${verdict.credential === 'jwt' ? 'JWT' : 'Mind Key'} from ${req.ip}`);
+        this.logger.warn(`admin dashboard refused a tenant ${({ jwt: 'JWT', mind_key: 'Mind Key', service_key: 'service key' } as const)[verdict.credential]} from ${req.ip}`);
         return sendAdminError(req, res, 403, OPERATOR_ONLY);
       case 'invalid':
         this.logger.warn(`admin dashboard refused invalid credentials from ${req.ip}`);

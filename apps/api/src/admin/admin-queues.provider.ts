@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
-import { QUEUE_NAMES } from '@engram/queues';
+import { ALL_QUEUE_NAMES } from '@engram/queues';
 
 /** How long the dashboard waits for Redis to answer before it tells the operator it is down. */
 export const REDIS_CHECK_TIMEOUT_MS = 2_000;
@@ -62,7 +62,7 @@ export class AdminQueues implements BeforeApplicationShutdown, OnApplicationShut
       if (this.warned.size > 0) this.logger.log(`Redis (${this.where}) is reachable again`);
       this.warned.clear();
       this.lastError = undefined;
-      if (this.built.length === 0 && !this.closing) this.built = QUEUE_NAMES.map((name) => this.queue(name));
+      if (this.built.length === 0 && !this.closing) this.built = ALL_QUEUE_NAMES.map((name) => this.queue(name));
     });
     this.connection = connection;
   }
@@ -72,7 +72,7 @@ export class AdminQueues implements BeforeApplicationShutdown, OnApplicationShut
     return this.connection !== undefined;
   }
 
-  /** One per name in QUEUE_NAMES, with QUEUE_PREFIX; empty until Redis was first reachable. */
+  /** One per name in ALL_QUEUE_NAMES (the sweep queues and `webhooks`), with QUEUE_PREFIX; empty until Redis was first reachable. */
   get queues(): readonly Queue[] {
     return this.built;
   }

@@ -4,8 +4,8 @@ import { ADMIN_SESSION_MS, OperatorAuth } from './operator-auth.service';
 const TOKEN = 'operator-token-0123456789-0123456789-abcdef';
 const NOW = Date.parse('2030-05-06T07:08:09.000Z');
 
-// Sessions need neither the JWT service nor the Mind Keys: only tenant credentials do.
-const auth = (token: string | undefined) => new OperatorAuth({ ENGRAM_OPERATOR_TOKEN: token } as AppConfig, undefined as never, undefined as never, undefined as never);
+// Sessions need neither the JWT service nor the Mind Keys or service keys: only tenant credentials do.
+const auth = (token: string | undefined) => new OperatorAuth({ ENGRAM_OPERATOR_TOKEN: token } as AppConfig, undefined as never, undefined as never, undefined as never, undefined as never);
 
 describe('OperatorAuth sessions', () => {
   it('accepts its own session for 12 hours, not a millisecond longer', () => {

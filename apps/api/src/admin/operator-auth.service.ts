@@ -6,8 +6,9 @@ import { sign, unsign } from 'cookie-signature';
 import type { Request } from 'express';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { JwtStrategy, type UserClaims } from '../auth/jwt.strategy';
-import { looksLikeMindKey } from '../auth/mind-key.codec';
+import { looksLikeMindKey, looksLikeServiceKey } from '../auth/api-keys.codec';
 import { MindKeyAuthService } from '../auth/mind-key-auth.service';
+import { ServiceKeyAuthService } from '../auth/service-key-auth.service';
 import { ADMIN_PATH } from './admin-pages';
 
 /** Name of the admin session cookie (HttpOnly, SameSite=Strict, Path=/admin). */
@@ -25,14 +26,14 @@ const MAX_REVOKED = 10_000;
  * - `closed`: ENGRAM_OPERATOR_TOKEN is not set, so nobody can be the operator;
  * - `anonymous`: no credentials at all (a browser before login);
  * - `invalid`: a bearer or cookie that proves nothing (wrong, expired, tampered, unknown);
- * - `tenant`: a valid tenant credential (a user's JWT or a Mind Key), which is not enough.
+ * - `tenant`: a valid tenant credential (a user's JWT, a Mind Key or a service key), which is not enough.
  */
 export type AdminVerdict =
   | { kind: 'operator' }
   | { kind: 'closed' }
   | { kind: 'anonymous' }
   | { kind: 'invalid'; reason: string }
-  | { kind: 'tenant'; credential: 'jwt' | 'mind_key' };
+  | { kind: 'tenant'; credential: 'jwt' | 'mind_key' | 'service_key' };
 
 function bearerToken(request: Request): string | undefined {
   const header = request.headers.authorization;
@@ -80,6 +81,7 @@ export class OperatorAuth {
     private readonly jwt: JwtService,
     private readonly jwtStrategy: JwtStrategy,
     private readonly mindKeys: MindKeyAuthService,
+    private readonly serviceKeys: ServiceKeyAuthService,
   ) {}
 
   /** False when ENGRAM_OPERATOR_TOKEN is unset: the dashboard is closed to everyone. */
@@ -156,13 +158,17 @@ export class OperatorAuth {
   }
 
   // The same checks as the API's guard (signature, issuer, audience, expiry, the user still
-  // exists; or a live Mind Key), so that only a credential the API would accept earns the 403.
+  // exists; or a live Mind Key or service key), so that only a credential the API would accept earns the 403.
   private async tenantOrInvalid(bearer: string): Promise<AdminVerdict> {
     const invalid: AdminVerdict = { kind: 'invalid', reason: 'invalid credentials: not the operator token' };
     try {
       if (looksLikeMindKey(bearer)) {
         await this.mindKeys.authenticate(bearer);
         return { kind: 'tenant', credential: 'mind_key' };
+      }
+      if (looksLikeServiceKey(bearer)) {
+        await this.serviceKeys.authenticate(bearer);
+        return { kind: 'tenant', credential: 'service_key' };
       }
       const claims = await this.jwt.verifyAsync<Partial<UserClaims>>(bearer, {
         algorithms: ['HS256'],

@@ -2,11 +2,12 @@ import { Injectable, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
-import type { UserRole } from '@engram/db';
+import type { ServiceKeyScope, UserRole } from '@engram/db';
 import { AppError } from '@engram/services';
-import { IS_PUBLIC, USER_ROLES } from './auth.decorators';
-import { looksLikeMindKey } from './mind-key.codec';
+import { IS_PUBLIC, SERVICE_KEY_SCOPE, USER_ROLES } from './auth.decorators';
+import { looksLikeMindKey, looksLikeServiceKey } from './api-keys.codec';
 import { MindKeyAuthService } from './mind-key-auth.service';
+import { ServiceKeyAuthService } from './service-key-auth.service';
 import type { Principal } from './principal';
 
 function bearerToken(request: Request): string | undefined {
@@ -17,9 +18,10 @@ function bearerToken(request: Request): string | undefined {
 }
 
 /**
- * The global guard. `Authorization: Bearer <token>` is a Mind Key (prefix `emk_`) for agents
- * or a JWT (passport-jwt) for people. Routes marked {@link UsersOnly} refuse Mind Keys with
- * 403 and check the user's role.
+ * The global guard. `Authorization: Bearer <token>` is a Mind Key (prefix `emk_`) for agents,
+ * a tenant service key (prefix `esk_`) for SaaS backends, or a JWT (passport-jwt) for people.
+ * Routes marked {@link UsersOnly} refuse Mind Keys with 403 and check the user's role; a
+ * service key may use only routes marked {@link ServiceKeyScopeNeeded}, and needs that scope.
  *
  * Errors: 401 for a missing, malformed, expired, revoked or unknown credential; 403 for a
  * valid credential that may not use the route.
@@ -29,6 +31,7 @@ export class ApiAuthGuard extends AuthGuard('jwt') {
   constructor(
     private readonly reflector: Reflector,
     private readonly mindKeys: MindKeyAuthService,
+    private readonly serviceKeys: ServiceKeyAuthService,
   ) {
     super();
   }
@@ -39,15 +42,23 @@ export class ApiAuthGuard extends AuthGuard('jwt') {
 
     const request = context.switchToHttp().getRequest<Request & { user?: Principal }>();
     const token = bearerToken(request);
-    if (!token) throw new AppError('unauthorized', 'missing credentials: send Authorization: Bearer <JWT or Mind Key>');
+    if (!token) throw new AppError('unauthorized', 'missing credentials: send Authorization: Bearer <JWT, Mind Key or service key>');
     if (looksLikeMindKey(token)) {
       request.user = await this.mindKeys.authenticate(token);
+    } else if (looksLikeServiceKey(token)) {
+      request.user = await this.serviceKeys.authenticate(token);
     } else {
       await super.canActivate(context);
     }
 
     const roles = this.reflector.getAllAndOverride<UserRole[] | undefined>(USER_ROLES, targets);
     const principal = request.user as Principal;
+    if (principal.kind === 'service_key') {
+      const scope = this.reflector.getAllAndOverride<ServiceKeyScope | undefined>(SERVICE_KEY_SCOPE, targets);
+      if (!scope) throw new AppError('forbidden', 'a service key cannot use this endpoint: it needs a person\'s JWT or a Mind Key');
+      if (!principal.scopes.includes(scope)) throw new AppError('forbidden', `this service key lacks the scope ${scope}`);
+      return true;
+    }
     if (roles) {
       if (principal.kind !== 'user') {
         throw new AppError('forbidden', 'this endpoint needs a user\'s JWT; a Mind Key cannot use it');

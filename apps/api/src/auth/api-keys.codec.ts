@@ -2,17 +2,24 @@ import { createHash, randomBytes } from 'node:crypto';
 
 /** Every Mind Key starts with this, so the auth guard can tell it from a JWT at a glance. */
 export const MIND_KEY_PREFIX = 'emk_';
+/** Every tenant service key starts with this. */
+export const SERVICE_KEY_PREFIX = 'esk_';
 
 /** A new Mind Key: the prefix and 32 random bytes (256 bits), base64url. */
 export function generateMindKey(): string {
   return MIND_KEY_PREFIX + randomBytes(32).toString('base64url');
 }
 
+/** A new service key: the prefix and 32 random bytes (256 bits), base64url. */
+export function generateServiceKey(): string {
+  return SERVICE_KEY_PREFIX + randomBytes(32).toString('base64url');
+}
+
 /**
- * SHA-256 hex of a key. A fast hash is right here: the key is 256 random bits, so there is
- * nothing to guess, and authentication looks it up on every agent request.
+ * SHA-256 hex of a key (Mind Key or service key). A fast hash is right here: the key is 256
+ * random bits, so there is nothing to guess, and authentication looks it up on every request.
  */
-export function hashMindKey(key: string): string {
+export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
@@ -23,4 +30,8 @@ export function displayPrefix(key: string): string {
 
 export function looksLikeMindKey(token: string): boolean {
   return token.startsWith(MIND_KEY_PREFIX);
+}
+
+export function looksLikeServiceKey(token: string): boolean {
+  return token.startsWith(SERVICE_KEY_PREFIX);
 }

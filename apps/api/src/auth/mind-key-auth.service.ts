@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { MindKeysRepository, TenantDb } from '@engram/db';
 import { AppError } from '@engram/services';
-import { hashMindKey } from './mind-key.codec';
+import { hashKey } from './api-keys.codec';
 import type { MindKeyPrincipal } from './principal';
 
 const TOUCH_INTERVAL_MS = 60_000;
@@ -21,7 +21,7 @@ export class MindKeyAuthService {
    * @throws AppError 401 for an unknown or revoked key (a deleted mind's keys are gone with it).
    */
   async authenticate(key: string): Promise<MindKeyPrincipal> {
-    const found = await this.tenantDb.runWithoutTenant((db) => this.keys.findByHash(db, hashMindKey(key)));
+    const found = await this.tenantDb.runWithoutTenant((db) => this.keys.findByHash(db, hashKey(key)));
     if (!found) throw new AppError('unauthorized', 'invalid credentials: unknown Mind Key');
     if (found.revoked_at) throw new AppError('unauthorized', 'invalid credentials: this Mind Key was revoked');
     const now = new Date();

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { UserRole } from '@engram/db';
+import type { ServiceKeyScope, UserRole } from '@engram/db';
 
 /** A person, authenticated by a JWT. Role is read from the database on every request. */
 export interface UserPrincipal {
@@ -17,7 +17,18 @@ export interface MindKeyPrincipal {
   keyId: string;
 }
 
-export type Principal = UserPrincipal | MindKeyPrincipal;
+/**
+ * A SaaS backend, authenticated by a tenant service key: it acts on any mind of its tenant
+ * (named per request by `X-Mind-Id`) within its scopes.
+ */
+export interface ServiceKeyPrincipal {
+  kind: 'service_key';
+  tenantId: string;
+  keyId: string;
+  scopes: ServiceKeyScope[];
+}
+
+export type Principal = UserPrincipal | MindKeyPrincipal | ServiceKeyPrincipal;
 
 /** The authenticated caller of the request (set by the global auth guard). */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {

@@ -1,6 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { AppError, ConversationStream, type MemoryScope } from '@engram/services';
+import { ServiceKeyScopeNeeded } from '../auth/auth.decorators';
+import { Documented } from '../common/api-docs';
 import { CurrentMemoryScope } from '../memory/memory-scope';
 import { AppendMessagesDto, CONVERSATION_ID_PATTERN } from './conversations.dto';
 
@@ -18,7 +20,7 @@ export function conversationId(id: string): string {
  */
 @ApiTags('conversations')
 @ApiBearerAuth()
-@ApiHeader({ name: 'X-Mind-Id', required: false, description: 'the mind to act on; required with a user JWT' })
+@ApiHeader({ name: 'X-Mind-Id', required: false, description: 'the mind to act on; required with a user JWT or a service key' })
 @Controller({ path: 'conversations', version: '1' })
 export class ConversationsController {
   constructor(private readonly conversations: ConversationStream) {}
@@ -29,20 +31,26 @@ export class ConversationsController {
    * Entries that the time rules or a full buffer push out consolidate (or are discarded).
    * 201 with what happened, including the memories written or reinforced.
    */
+  @ServiceKeyScopeNeeded('memories:write')
   @Post(':conversationId/messages')
+  @Documented({ summary: 'Append messages to a conversation', errors: [400, 403, 404, 413, 415] })
   @ApiOkResponse({ description: 'what attention, STM and consolidation did' })
   append(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string, @Body() body: AppendMessagesDto) {
     return this.conversations.append(scope, conversationId(id), body.messages);
   }
 
   /** The conversation's STM now: entries with their signals, consolidation score, triggers and what the time rules say. */
+  @ServiceKeyScopeNeeded('memories:read')
   @Get(':conversationId/stm')
+  @Documented({ summary: "Get a conversation's short-term memory", errors: [400, 403, 404] })
   stm(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string) {
     return this.conversations.view(scope, conversationId(id));
   }
 
   /** The explicit save: every STM entry moves to long-term memory now. 200 `{consolidated}`. */
+  @ServiceKeyScopeNeeded('memories:write')
   @Post(':conversationId/consolidate')
+  @Documented({ summary: "Consolidate a conversation's short-term memory now", errors: [400, 403, 404] })
   @HttpCode(200)
   async consolidate(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string) {
     return { consolidated: await this.conversations.consolidateAll(scope, conversationId(id)) };

@@ -22,13 +22,20 @@ export interface RateBucket {
 
 /**
  * A request authenticated by the global auth guard (which runs first) counts against its Mind
- * Key or its user, whatever the route; anything else (login, register, public routes) against
+ * Key, its user, or its service key and the mind it names (`X-Mind-Id`), whatever the route; anything else (login, register, public routes) against
  * the client IP (`req.ip`: Express's `trust proxy` honours X-Forwarded-For from loopback and
  * private proxies only; IPv6 clients are grouped by /64).
  */
 export function rateBucket(req: Request, config: AppConfig): RateBucket {
   const principal = (req as { user?: Principal }).user;
   if (principal?.kind === 'mind_key') return { tracker: `key:${principal.keyId}`, limit: config.RATE_LIMIT_PER_MINUTE, per: 'Mind Key' };
+  if (principal?.kind === 'service_key') {
+    // One backend key carries all of a SaaS's end users: each mind it acts on gets the budget
+    // an agent's Mind Key would, so one busy end user cannot starve the others.
+    const mind = req.headers['x-mind-id'];
+    const tracker = `service-key:${principal.keyId}:${typeof mind === 'string' ? mind.toLowerCase().slice(0, 36) : '-'}`;
+    return { tracker, limit: config.RATE_LIMIT_PER_MINUTE, per: 'service key and mind' };
+  }
   if (principal?.kind === 'user') return { tracker: `user:${principal.userId}`, limit: config.RATE_LIMIT_PER_MINUTE, per: 'user' };
   const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
   return { tracker: `ip:${normalizeIp(ip)}`, limit: config.RATE_LIMIT_IP_PER_MINUTE, per: 'client IP' };

@@ -4,6 +4,7 @@ import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs
 import type { Kysely } from 'kysely';
 import { DATABASE, SystemRepository, type DB } from '@engram/db';
 import { Public } from '../auth/auth.decorators';
+import { Documented } from '../common/api-docs';
 
 /** Kubernetes probes: liveness says the process serves HTTP; readiness that the database answers. */
 @ApiTags('health')
@@ -19,6 +20,7 @@ export class HealthController {
 
   /** 200 while the process runs. */
   @Get('live')
+  @Documented({ summary: 'Liveness probe', public: true, rateLimited: false })
   @HealthCheck()
   live() {
     return this.health.check([]);
@@ -26,6 +28,7 @@ export class HealthController {
 
   /** 200 when `select 1` succeeds within 2 s, else 503 naming the failing check. */
   @Get('ready')
+  @Documented({ summary: 'Readiness probe (the database answers)', public: true, rateLimited: false })
   @HealthCheck()
   ready() {
     return this.health.check([

@@ -78,6 +78,7 @@ export const RecallQuerySchema = z
         .regex(/^\d{1,6}$/, { message: 'must be a whole number from 20 to 200000' })
         .transform(Number)
         .pipe(z.number().min(20, { message: 'must be a whole number from 20 to 200000' }).max(200_000, { message: 'must be a whole number from 20 to 200000' })),
+      { type: 'integer', minimum: 20, maximum: 200_000 },
     ).optional(),
   })
   .strict();

@@ -105,10 +105,10 @@ export class MemoryReadService {
     const hits = await this.tenantDb.run(
       scope.tenantId,
       async (tx) => {
-        // A Mind Key proved its mind exists; a person's X-Mind-Id is checked only if nothing is
+        // A Mind Key proved its mind exists; an X-Mind-Id header is checked only if nothing is
         // found (a foreign or missing mind finds nothing, and must answer 404).
         const found = await this.hybrid.search(tx, scope.mindId, { q: query.q, mode: query.mode, vector, filter, limit: query.limit }, config);
-        if (found.length === 0 && scope.writer === 'user') await this.minds.require(tx, scope);
+        if (found.length === 0 && scope.actor.type !== 'mind_key') await this.minds.require(tx, scope);
         return found;
       },
       { durable: false },

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { CLOCK, type Clock } from '@engram/config';
 import { MemoriesRepository, TenantDb } from '@engram/db';
 import { MEMORY_LAYERS, MEMORY_TIERS, type MemoryLayer, type MemoryTier } from '@engram/memory';
+import { ServiceKeyScopeNeeded } from '../auth/auth.decorators';
+import { Documented } from '../common/api-docs';
 import { CurrentMemoryScope, type MemoryScope } from './memory-scope';
 import { MindAccess } from '@engram/services';
 
@@ -35,7 +37,7 @@ export class MemoryStatsDto extends createZodDto(MemoryStatsSchema) {}
  */
 @ApiTags('memory')
 @ApiBearerAuth()
-@ApiHeader({ name: 'X-Mind-Id', required: false, description: 'the mind to act on; required with a user JWT' })
+@ApiHeader({ name: 'X-Mind-Id', required: false, description: 'the mind to act on; required with a user JWT or a service key' })
 @Controller({ path: 'memory/stats', version: '1' })
 export class MemoryStatsController {
   constructor(
@@ -46,7 +48,9 @@ export class MemoryStatsController {
   ) {}
 
   /** Counts of the mind's memories: `{total, by_layer, by_tier, forgotten, expired, as_of}`. */
+  @ServiceKeyScopeNeeded('memories:read')
   @Get()
+  @Documented({ summary: "Count the mind's memories per layer and tier", errors: [400, 403, 404] })
   @ZodResponse({ status: 200, type: MemoryStatsDto })
   async stats(@CurrentMemoryScope() scope: MemoryScope) {
     const now = this.clock.now();

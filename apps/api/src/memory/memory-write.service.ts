@@ -106,11 +106,11 @@ export class MemoryWriteService {
     return memoryView(memory);
   }
 
-  /** Deletes a memory and its history. @throws AppError 404 */
+  /** Deletes a memory and its history (announced to webhooks as `memory.deleted`). @throws AppError 404 */
   async delete(scope: MemoryScope, id: string): Promise<void> {
     const deleted = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
-      return this.memories.delete(tx, scope.mindId, id);
+      return this.writer.delete(tx, scope.mindId, id, this.clock.now());
     });
     if (!deleted) throw AppError.notFound('memory');
   }

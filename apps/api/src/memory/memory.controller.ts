@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Put, Quer
 import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ZodResponse } from 'nestjs-zod';
-import { UsersOnly } from '../auth/auth.decorators';
+import { ServiceKeyScopeNeeded, UsersOnly } from '../auth/auth.decorators';
+import { Documented } from '../common/api-docs';
 import { ParseIdPipe } from '../common/ids';
 import { MemoryReadService } from './memory-read.service';
 import { CurrentMemoryScope, type MemoryScope } from './memory-scope';
@@ -32,7 +33,7 @@ const memoryId = new ParseIdPipe('memory');
  */
 @ApiTags('memory')
 @ApiBearerAuth()
-@ApiHeader({ name: 'X-Mind-Id', required: false, description: 'the mind to act on; required with a user JWT' })
+@ApiHeader({ name: 'X-Mind-Id', required: false, description: 'the mind to act on; required with a user JWT or a service key' })
 @Controller({ path: 'memory', version: '1' })
 export class MemoryController {
   constructor(
@@ -44,7 +45,9 @@ export class MemoryController {
    * Stores a memory, upserting by (category, key): the same key overwrites the content (the old
    * version stays in history) and never duplicates. 201 when created, 200 when updated or unchanged.
    */
+  @ServiceKeyScopeNeeded('memories:write')
   @Post()
+  @Documented({ summary: 'Store a memory (upsert by category and key)', errors: [400, 403, 404, 409, 413, 415] })
   @ZodResponse({ status: 201, type: MemoryViewDto, description: 'created (200 when an existing key was updated)' })
   async upsert(@CurrentMemoryScope() scope: MemoryScope, @Body() body: UpsertMemoryDto, @Res({ passthrough: true }) res: Response) {
     const { memory, status } = await this.writes.upsert(scope, body);
@@ -53,7 +56,9 @@ export class MemoryController {
   }
 
   /** Upserts up to 500 memories in one transaction (imports). 200 with per-item status. */
+  @ServiceKeyScopeNeeded('memories:write')
   @Post('batch')
+  @Documented({ summary: 'Store up to 500 memories in one transaction', errors: [400, 403, 404, 409, 413, 415] })
   @HttpCode(200)
   @ZodResponse({ status: 200, type: BatchResultDto })
   batch(@CurrentMemoryScope() scope: MemoryScope, @Body() body: BatchDto) {
@@ -61,28 +66,36 @@ export class MemoryController {
   }
 
   /** Memories newest first, filtered by category, tag (repeatable: all must match), priority, layer and tier. */
+  @ServiceKeyScopeNeeded('memories:read')
   @Get()
+  @Documented({ summary: 'List memories, newest first', errors: [400, 403, 404] })
   @ZodResponse({ status: 200, type: MemoryPageDto })
   list(@CurrentMemoryScope() scope: MemoryScope, @Query() query: ListMemoryQueryDto) {
     return this.reads.list(scope, query);
   }
 
   /** Hybrid search: full text and vectors fused (`mode=any`: any word, ranked; `mode=all`: websearch syntax), or `mode=vector`: nearest by meaning only. */
+  @ServiceKeyScopeNeeded('memories:read')
   @Get('search')
+  @Documented({ summary: 'Search memories (full text and meaning)', errors: [400, 403, 404] })
   @ZodResponse({ status: 200, type: SearchResultDto })
   search(@CurrentMemoryScope() scope: MemoryScope, @Query() query: SearchQueryDto) {
     return this.reads.search(scope, query);
   }
 
   /** Memories with a tag (case-insensitive), newest first, paginated like the list. */
+  @ServiceKeyScopeNeeded('memories:read')
   @Get('by-tag')
+  @Documented({ summary: 'List memories with a tag', errors: [400, 403, 404] })
   @ZodResponse({ status: 200, type: MemoryPageDto })
   byTag(@CurrentMemoryScope() scope: MemoryScope, @Query() query: ByTagQueryDto) {
     return this.reads.list(scope, query);
   }
 
   /** Memories expiring within `within` (default 7d), soonest first. */
+  @ServiceKeyScopeNeeded('memories:read')
   @Get('expiring')
+  @Documented({ summary: 'List memories expiring soon', errors: [400, 403, 404] })
   @ZodResponse({ status: 200, type: MemoryListDto })
   expiring(@CurrentMemoryScope() scope: MemoryScope, @Query() query: ExpiringQueryDto) {
     return this.reads.expiring(scope, query);
@@ -94,7 +107,9 @@ export class MemoryController {
    * `[unverified]` marked; tags shown. `max_tokens` packs as many as fit (o200k_base tokens);
    * `X-Recall-Tokens` and `X-Recall-Entries` say what was sent.
    */
+  @ServiceKeyScopeNeeded('memories:read')
   @Get('recall')
+  @Documented({ summary: "Recall the mind's memories as text for an LLM context", errors: [400, 403, 404] })
   @Header('Content-Type', 'text/plain; charset=utf-8')
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'plain-text recall', schema: { type: 'string' } })
@@ -105,21 +120,27 @@ export class MemoryController {
     return recall.text;
   }
 
+  @ServiceKeyScopeNeeded('memories:read')
   @Get(':id')
+  @Documented({ summary: 'Get a memory', errors: [400, 403, 404] })
   @ZodResponse({ status: 200, type: MemoryViewDto })
   get(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
     return this.reads.get(scope, id);
   }
 
   /** Changes fields of a memory; category and key stay. A new version is recorded. */
+  @ServiceKeyScopeNeeded('memories:write')
   @Put(':id')
+  @Documented({ summary: 'Update a memory', errors: [400, 403, 404, 409, 413, 415] })
   @ZodResponse({ status: 200, type: MemoryViewDto })
   update(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string, @Body() body: UpdateMemoryDto) {
     return this.writes.update(scope, id, body);
   }
 
   /** Deletes a memory and its history. 204. */
+  @ServiceKeyScopeNeeded('memories:write')
   @Delete(':id')
+  @Documented({ summary: 'Delete a memory and its history', errors: [400, 403, 404] })
   @HttpCode(204)
   async delete(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
     await this.writes.delete(scope, id);
@@ -130,14 +151,18 @@ export class MemoryController {
    * review schedule (`{at, done}`), next review, accesses, forgetting thresholds and a 30-day
    * forecast of retention (121 points) for a plot. Not an access.
    */
+  @ServiceKeyScopeNeeded('memories:read')
   @Get(':id/retention')
+  @Documented({ summary: "Get a memory's retention card and forecast", errors: [400, 403, 404] })
   @ApiOkResponse({ description: 'retention card with a 30-day forecast' })
   retention(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
     return this.reads.retention(scope, id);
   }
 
   /** Every version of the memory, newest first. */
+  @ServiceKeyScopeNeeded('memories:read')
   @Get(':id/history')
+  @Documented({ summary: 'List the versions of a memory', errors: [400, 403, 404] })
   @ZodResponse({ status: 200, type: MemoryHistoryDto })
   history(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
     return this.reads.history(scope, id);
@@ -146,6 +171,10 @@ export class MemoryController {
   /** Marks the memory verified by a person. JWT only: a Mind Key gets 403 (seed 002 "검증"). */
   @UsersOnly()
   @Post(':id/verify')
+  @Documented({
+    summary: 'Mark a memory verified by a person',
+    errors: [400, { status: 403, description: 'a Mind Key cannot verify (only a person can), or X-Mind-Id names another mind' }, 404],
+  })
   @HttpCode(200)
   @ZodResponse({ status: 200, type: MemoryViewDto })
   verify(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {

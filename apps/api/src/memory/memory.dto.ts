@@ -189,7 +189,7 @@ export const MemoryVersionViewSchema = MemoryViewSchema.pick({
   created_at: true,
 }).extend({
   change: z.enum(['create', 'update', 'verify']),
-  actor_type: z.enum(['user', 'mind_key', 'system']),
+  actor_type: z.enum(['user', 'mind_key', 'service_key', 'system']),
   actor_id: z.uuid().nullable(),
 });
 export class MemoryHistoryDto extends createZodDto(

@@ -1,9 +1,10 @@
 import { Controller, Get, Headers, Inject, Res, VERSION_NEUTRAL } from '@nestjs/common';
-import { ApiBearerAuth, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { EngramMetrics, bearerMatches } from '@engram/metrics';
 import { Public } from '../auth/auth.decorators';
+import { Documented } from '../common/api-docs';
 import { AppError } from '@engram/services';
 
 /**
@@ -22,7 +23,13 @@ export class MetricsController {
 
   /** The Prometheus text exposition of this API process's metrics. @throws AppError 401 for a missing or wrong token */
   @Get()
-  @ApiBearerAuth()
+  @Documented({
+    summary: 'Prometheus metrics of this API process',
+    // Anonymous unless the operator set METRICS_TOKEN.
+    security: [{}, { metrics_token: [] }],
+    rateLimited: false,
+    errors: [{ status: 401, description: 'METRICS_TOKEN is set and the request does not carry it' }],
+  })
   @ApiProduces('text/plain')
   async scrape(@Headers('authorization') authorization: string | undefined, @Res() res: Response): Promise<void> {
     const token = this.config.METRICS_TOKEN;

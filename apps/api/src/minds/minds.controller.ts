@@ -1,12 +1,17 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res, type PipeTransform } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { ZodResponse } from 'nestjs-zod';
-import { UsersOnly } from '../auth/auth.decorators';
-import { CurrentPrincipal, type UserPrincipal } from '../auth/principal';
+import { ServiceKeyScopeNeeded, UsersOnly } from '../auth/auth.decorators';
+import { CurrentPrincipal, type ServiceKeyPrincipal, type UserPrincipal } from '../auth/principal';
+import { AppError } from '@engram/services';
+import { Documented } from '../common/api-docs';
 import { ParseIdPipe } from '../common/ids';
 import {
   CreateMindDto,
   CreateMindKeyDto,
+  EnsureMindDto,
+  externalId,
   ListMindsQueryDto,
   MindKeyListDto,
   MindListDto,
@@ -15,9 +20,20 @@ import {
 } from './minds.dto';
 import { MindsService } from './minds.service';
 
+/** The `:externalId` path parameter. @throws AppError 400 naming `externalId` and its rule. */
+class ExternalIdPipe implements PipeTransform<string, string> {
+  transform(value: string): string {
+    const parsed = externalId.safeParse(value);
+    if (!parsed.success) throw AppError.badField('externalId', parsed.error.issues[0]?.message ?? 'is not valid');
+    return parsed.data;
+  }
+}
+
 /**
- * Minds and their Mind Keys. People only (JWT): reading needs any role, changing needs owner
- * or admin. Another tenant's ids answer 404, like ids that do not exist.
+ * Minds and their Mind Keys. People (JWT): reading needs any role, changing needs owner or
+ * admin. A tenant service key with the scope `minds:manage` may create, find, list and delete
+ * minds (one per end user, by external id) but never issues Mind Keys. Another tenant's ids
+ * answer 404, like ids that do not exist.
  */
 @ApiTags('minds')
 @ApiBearerAuth()
@@ -27,38 +43,69 @@ export class MindsController {
 
   /** Creates a mind. 201 with the mind (`id`, `name`, ...); 409 when the name is taken. */
   @UsersOnly('owner', 'admin')
+  @ServiceKeyScopeNeeded('minds:manage')
   @Post()
+  @Documented({ summary: 'Create a mind', errors: [400, { status: 403, description: 'not an owner or admin (members, Mind Keys, service keys without minds:manage)' }, { status: 409, description: 'the name (or external_id) is taken' }, 413, 415] })
   @ZodResponse({ status: 201, type: MindViewDto })
-  create(@CurrentPrincipal() principal: UserPrincipal, @Body() body: CreateMindDto) {
+  create(@CurrentPrincipal() principal: UserPrincipal | ServiceKeyPrincipal, @Body() body: CreateMindDto) {
     return this.minds.create(principal, body);
   }
 
-  /** The tenant's minds, newest first: `{items, next_cursor}`; `?name=` finds one by name. */
+  /**
+   * The mind of an end user by the SaaS's own user id, created when there is none (mem0's
+   * `user_id`): 201 with the new mind, 200 with the existing one; idempotent, and concurrent
+   * calls get one mind. The body (`name`, default the external id; `description`) is used only
+   * on creation. 409 naming `name` when another mind already has that name.
+   */
+  @UsersOnly('owner', 'admin')
+  @ServiceKeyScopeNeeded('minds:manage')
+  @Put('by-external-id/:externalId')
+  @Documented({ summary: "Get or create the mind of an end user by the SaaS's user id", errors: [400, { status: 403, description: 'not an owner or admin (members, Mind Keys, service keys without minds:manage)' }, { status: 409, description: 'another mind has that name' }, 413, 415] })
+  @ZodResponse({ status: 200, type: MindViewDto, description: 'the existing mind (201 when this call created it)' })
+  async ensureByExternalId(
+    @CurrentPrincipal() principal: UserPrincipal | ServiceKeyPrincipal,
+    @Param('externalId', new ExternalIdPipe()) id: string,
+    @Body() body: EnsureMindDto,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { mind, created } = await this.minds.ensureByExternalId(principal, id, body ?? {});
+    res.status(created ? 201 : 200);
+    return mind;
+  }
+
+  /** The tenant's minds, newest first: `{items, next_cursor}`; `?name=` or `?external_id=` finds one. */
   @UsersOnly()
+  @ServiceKeyScopeNeeded('minds:manage')
   @Get()
+  @Documented({ summary: "List the tenant's minds", errors: [400, { status: 403, description: 'a Mind Key, or a service key without minds:manage' }] })
   @ZodResponse({ status: 200, type: MindListDto })
-  list(@CurrentPrincipal() principal: UserPrincipal, @Query() query: ListMindsQueryDto) {
+  list(@CurrentPrincipal() principal: UserPrincipal | ServiceKeyPrincipal, @Query() query: ListMindsQueryDto) {
     return this.minds.list(principal, query);
   }
 
   @UsersOnly()
+  @ServiceKeyScopeNeeded('minds:manage')
   @Get(':id')
+  @Documented({ summary: 'Get a mind', errors: [{ status: 403, description: 'a Mind Key, or a service key without minds:manage' }, 404] })
   @ZodResponse({ status: 200, type: MindViewDto })
-  get(@CurrentPrincipal() principal: UserPrincipal, @Param('id', new ParseIdPipe('mind')) id: string) {
+  get(@CurrentPrincipal() principal: UserPrincipal | ServiceKeyPrincipal, @Param('id', new ParseIdPipe('mind')) id: string) {
     return this.minds.get(principal, id);
   }
 
   /** Deletes the mind and everything it owns (memories, history, messages, keys). 204. */
   @UsersOnly('owner', 'admin')
+  @ServiceKeyScopeNeeded('minds:manage')
   @Delete(':id')
+  @Documented({ summary: 'Delete a mind and everything it owns', errors: [{ status: 403, description: 'not an owner or admin (members, Mind Keys, service keys without minds:manage)' }, 404] })
   @HttpCode(204)
-  async delete(@CurrentPrincipal() principal: UserPrincipal, @Param('id', new ParseIdPipe('mind')) id: string) {
+  async delete(@CurrentPrincipal() principal: UserPrincipal | ServiceKeyPrincipal, @Param('id', new ParseIdPipe('mind')) id: string) {
     await this.minds.delete(principal, id);
   }
 
   /** Issues a Mind Key: 201 `{id, key, ...}`; the key is shown this once and stored only as a hash. */
   @UsersOnly('owner', 'admin')
   @Post(':id/keys')
+  @Documented({ summary: 'Issue a Mind Key (shown once)', errors: [400, { status: 403, description: 'not an owner or admin (members, Mind Keys and service keys)' }, 404, 413, 415] })
   @ZodResponse({ status: 201, type: NewMindKeyDto })
   createKey(
     @CurrentPrincipal() principal: UserPrincipal,
@@ -71,6 +118,7 @@ export class MindsController {
   /** The mind's keys without their secrets. */
   @UsersOnly()
   @Get(':id/keys')
+  @Documented({ summary: "List a mind's keys (without secrets)", errors: [{ status: 403, description: 'a Mind Key or a service key (people only)' }, 404] })
   @ZodResponse({ status: 200, type: MindKeyListDto })
   listKeys(@CurrentPrincipal() principal: UserPrincipal, @Param('id', new ParseIdPipe('mind')) id: string) {
     return this.minds.listKeys(principal, id);
@@ -79,6 +127,7 @@ export class MindsController {
   /** Revokes a key: from now on it answers 401. 204, also when already revoked. */
   @UsersOnly('owner', 'admin')
   @Delete(':id/keys/:keyId')
+  @Documented({ summary: 'Revoke a Mind Key', errors: [{ status: 403, description: 'not an owner or admin (members, Mind Keys and service keys)' }, 404] })
   @HttpCode(204)
   async revokeKey(
     @CurrentPrincipal() principal: UserPrincipal,

@@ -1,22 +1,46 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { limitParam, once, oneLine, textParam } from '../common/zod-fields';
+import { charLength, limitParam, once, oneLine, textParam } from '../common/zod-fields';
 
 const isoDate = z.iso.datetime({ offset: true });
+
+const description = z.string({ message: 'must be a string' }).max(2000, { message: 'must be at most 2000 characters' });
+
+/**
+ * The SaaS's own id of the end user a mind remembers (mem0's `user_id`): 1..200 characters as
+ * given (not trimmed: `alice` and ` alice` would be two users), without control characters.
+ */
+export const externalId = z
+  .string({ message: 'must be a string' })
+  .min(1, { message: 'must not be empty' })
+  .refine((s) => charLength(s) <= 200, { message: 'must be at most 200 characters' })
+  .refine((s) => !/\p{Cc}/u.test(s), { message: 'must not contain control characters' })
+  .refine((s) => s.trim() === s, { message: 'must not start or end with white space' });
 
 export const CreateMindSchema = z
   .object({
     name: oneLine(200),
-    description: z.string({ message: 'must be a string' }).max(2000, { message: 'must be at most 2000 characters' }).optional(),
+    description: description.optional(),
+    external_id: externalId.optional(),
   })
   .strict();
 export class CreateMindDto extends createZodDto(CreateMindSchema) {}
+
+/** The body of `PUT /v1/minds/by-external-id/:externalId`: used only when the mind is created. */
+export const EnsureMindSchema = z
+  .object({
+    name: oneLine(200).optional(),
+    description: description.optional(),
+  })
+  .strict();
+export class EnsureMindDto extends createZodDto(EnsureMindSchema) {}
 
 export const ListMindsQuerySchema = z
   .object({
     limit: limitParam(200, 50),
     cursor: once(z.string({ message: 'must be a cursor returned by this endpoint' })).optional(),
     name: textParam(200).optional(),
+    external_id: once(externalId).optional(),
   })
   .strict();
 export class ListMindsQueryDto extends createZodDto(ListMindsQuerySchema) {}
@@ -25,6 +49,7 @@ export const MindViewSchema = z.object({
   id: z.uuid(),
   name: z.string(),
   description: z.string().nullable(),
+  external_id: z.string().nullable().describe("the SaaS's own id of the end user this mind remembers"),
   created_at: isoDate,
   updated_at: isoDate,
 });

@@ -11,14 +11,18 @@ import {
 } from '@engram/db';
 import { AppError } from '@engram/services';
 import { decodeCursor, encodeCursor, newId } from '../common/ids';
-import { displayPrefix, generateMindKey, hashMindKey } from '../auth/mind-key.codec';
+import { displayPrefix, generateMindKey, hashKey } from '../auth/api-keys.codec';
 import type { UserPrincipal } from '../auth/principal';
+
+/** Who acts on a tenant's minds: a person (JWT) or a service key with `minds:manage`. */
+type TenantCaller = { tenantId: string };
 
 export function mindView(mind: Mind) {
   return {
     id: mind.id,
     name: mind.name,
     description: mind.description,
+    external_id: mind.external_id,
     created_at: mind.created_at.toISOString(),
     updated_at: mind.updated_at.toISOString(),
   };
@@ -45,26 +49,42 @@ export class MindsService {
     private readonly keys: MindKeysRepository,
   ) {}
 
-  /** @throws AppError 409 when the tenant already has a mind of that name. */
-  async create(principal: UserPrincipal, input: { name: string; description?: string }) {
+  /** @throws AppError 409 when the tenant already has a mind of that name or external id. */
+  async create(principal: TenantCaller, input: { name: string; description?: string; external_id?: string }) {
     try {
       const mind = await this.tenantDb.run(principal.tenantId, (tx) =>
-        this.minds.create(tx, { id: newId(), name: input.name, description: input.description ?? null }),
+        this.minds.create(tx, { id: newId(), name: input.name, description: input.description ?? null, external_id: input.external_id ?? null }),
       );
       return mindView(mind);
     } catch (error) {
-      if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) {
-        const rule = `this tenant already has a mind named "${input.name}"`;
-        throw new AppError('conflict', `name: ${rule}`, [{ field: 'name', message: rule }]);
-      }
-      throw error;
+      throw this.conflictOf(error, input);
     }
   }
 
-  async list(principal: UserPrincipal, query: { limit: number; cursor?: string; name?: string }) {
+  /**
+   * The mind of an end user, by the SaaS's own id (`externalId`), created when there is none:
+   * idempotent, and concurrent calls get the same mind. The name defaults to the external id;
+   * `name` and `description` are used only when the mind is created (an existing mind is
+   * returned as it is). @returns the mind and whether this call created it.
+   *
+   * @throws AppError 409 naming `name` when another mind of the tenant already has that name.
+   */
+  async ensureByExternalId(principal: TenantCaller, externalId: string, input: { name?: string; description?: string }) {
+    const name = input.name ?? externalId;
+    try {
+      const { mind, created } = await this.tenantDb.run(principal.tenantId, (tx) =>
+        this.minds.findOrCreateByExternalId(tx, { id: newId(), name, description: input.description ?? null, external_id: externalId }),
+      );
+      return { mind: mindView(mind), created };
+    } catch (error) {
+      throw this.conflictOf(error, { name });
+    }
+  }
+
+  async list(principal: TenantCaller, query: { limit: number; cursor?: string; name?: string; external_id?: string }) {
     const after = decodeCursor(query.cursor);
     const rows = await this.tenantDb.run(principal.tenantId, (tx) =>
-      this.minds.list(tx, { after, limit: query.limit + 1, name: query.name }),
+      this.minds.list(tx, { after, limit: query.limit + 1, name: query.name, externalId: query.external_id }),
     );
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
@@ -72,12 +92,12 @@ export class MindsService {
   }
 
   /** @throws AppError 404 when the mind is not this tenant's. */
-  async get(principal: UserPrincipal, id: string) {
+  async get(principal: TenantCaller, id: string) {
     return mindView(await this.tenantDb.run(principal.tenantId, (tx) => this.mustFind(tx, id)));
   }
 
   /** Deletes the mind with its memories, versions, messages and keys. @throws AppError 404 */
-  async delete(principal: UserPrincipal, id: string): Promise<void> {
+  async delete(principal: TenantCaller, id: string): Promise<void> {
     const deleted = await this.tenantDb.run(principal.tenantId, (tx) => this.minds.delete(tx, id));
     if (!deleted) throw AppError.notFound('mind');
   }
@@ -92,7 +112,7 @@ export class MindsService {
         mind_id: mindId,
         name: input.name ?? 'default',
         key_prefix: displayPrefix(key),
-        key_hash: hashMindKey(key),
+        key_hash: hashKey(key),
         created_by: principal.userId,
       });
     });
@@ -111,6 +131,17 @@ export class MindsService {
   async revokeKey(principal: UserPrincipal, mindId: string, keyId: string): Promise<void> {
     const found = await this.tenantDb.run(principal.tenantId, (tx) => this.keys.revoke(tx, mindId, keyId, new Date()));
     if (!found) throw AppError.notFound('mind key');
+  }
+
+  // A unique violation names the field it is about: the external id's index, else the name.
+  private conflictOf(error: unknown, input: { name: string; external_id?: string }): unknown {
+    if (pgErrorCode(error) !== PG_UNIQUE_VIOLATION) return error;
+    if (input.external_id !== undefined && String((error as { constraint?: string }).constraint).includes('external_id')) {
+      const rule = `this tenant already has a mind with the external id "${input.external_id}"`;
+      return new AppError('conflict', `external_id: ${rule}`, [{ field: 'external_id', message: rule }]);
+    }
+    const rule = `this tenant already has a mind named "${input.name}"`;
+    return new AppError('conflict', `name: ${rule}`, [{ field: 'name', message: rule }]);
   }
 
   private async mustFind(tx: TenantTx, id: string): Promise<Mind> {

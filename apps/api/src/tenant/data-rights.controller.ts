@@ -8,6 +8,7 @@ import { CLOCK, type Clock } from '@engram/config';
 import { UsersOnly } from '../auth/auth.decorators';
 import { CurrentPrincipal, type UserPrincipal } from '../auth/principal';
 import { AppError } from '@engram/services';
+import { Documented } from '../common/api-docs';
 import { ParseIdPipe } from '../common/ids';
 import { DeleteTenantQueryDto, ImportResultDto, PurgeResultDto } from './data-rights.dto';
 import { DataRightsService } from './data-rights.service';
@@ -49,6 +50,7 @@ export class DataRightsController {
    */
   @UsersOnly('owner')
   @Get('tenant/export')
+  @Documented({ summary: 'Export the whole tenant as JSONL', errors: [{ status: 403, description: "not the tenant's owner (admins, members and Mind Keys)" }] })
   @ApiProduces('application/x-ndjson')
   @ApiOkResponse({ description: 'JSONL: one object per line with a `type` (tenant, settings, mind, memory, memory_version)' })
   async export(@CurrentPrincipal() principal: UserPrincipal, @Res() res: Response): Promise<void> {
@@ -100,6 +102,10 @@ export class DataRightsController {
    */
   @UsersOnly('owner')
   @Post('tenant/import')
+  @Documented({
+    summary: 'Import a JSONL export into the tenant',
+    errors: [{ status: 400, description: 'a line of the file breaks a rule: `line N: field: rule` (nothing stored)' }, { status: 403, description: "not the tenant's owner (admins, members and Mind Keys)" }, 413, { status: 415, description: 'the body is not application/x-ndjson' }],
+  })
   @HttpCode(200)
   @ApiConsumes('application/x-ndjson')
   @ApiBody({ schema: { type: 'string', description: 'the JSONL of GET /v1/tenant/export' } })
@@ -122,6 +128,7 @@ export class DataRightsController {
    */
   @UsersOnly('owner')
   @Delete('minds/:id/memories')
+  @Documented({ summary: "Delete all of a mind's memories", errors: [{ status: 403, description: "not the tenant's owner (admins, members and Mind Keys)" }, 404] })
   @ZodResponse({ status: 200, type: PurgeResultDto })
   purgeMind(@CurrentPrincipal() principal: UserPrincipal, @Param('id', new ParseIdPipe('mind')) id: string) {
     return this.dataRights.purgeMind(principal, id);
@@ -134,6 +141,10 @@ export class DataRightsController {
    */
   @UsersOnly('owner')
   @Delete('tenant')
+  @Documented({
+    summary: 'Delete the tenant and everything in it',
+    errors: [{ status: 400, description: "`confirm` is not the tenant's name" }, { status: 403, description: "not the tenant's owner (admins, members and Mind Keys)" }],
+  })
   @HttpCode(204)
   async deleteTenant(@CurrentPrincipal() principal: UserPrincipal, @Query() query: DeleteTenantQueryDto): Promise<void> {
     await this.dataRights.deleteTenant(principal, query.confirm);

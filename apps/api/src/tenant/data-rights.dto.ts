@@ -1,5 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
+import { externalId } from '../minds/minds.dto';
 import { IMPORTANCE_PATHS, MAX_STRENGTH_DAYS, MEMORY_LAYERS, MEMORY_TIERS } from '@engram/memory';
 import { isoDateTime, oneLine, once } from '../common/zod-fields';
 import { memoryField } from '../memory/memory-fields';
@@ -37,6 +38,7 @@ export const MindLineSchema = z.object({
   id: z.uuid({ message: 'must be a UUID' }),
   name: oneLine(200),
   description: z.string({ message: 'must be a string' }).max(2000, { message: 'must be at most 2000 characters' }).nullable().optional(),
+  external_id: externalId.nullable().optional(),
 });
 
 export const MemoryLineSchema = z.object({
@@ -104,7 +106,7 @@ export const MemoryVersionLineSchema = z.object({
   verified: z.boolean({ message: 'must be true or false' }),
   confidence: f.confidence,
   expires_at: when.nullable().default(null),
-  actor_type: z.enum(['user', 'mind_key', 'system'], { message: 'must be user, mind_key or system' }),
+  actor_type: z.enum(['user', 'mind_key', 'service_key', 'system'], { message: 'must be user, mind_key, service_key or system' }),
   actor_id: z.uuid({ message: 'must be a UUID' }).nullable().default(null),
   created_at: when,
 });

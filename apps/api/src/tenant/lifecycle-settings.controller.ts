@@ -2,6 +2,7 @@ import { Body, Controller, Get, Patch, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { TenantDb } from '@engram/db';
 import { UsersOnly } from '../auth/auth.decorators';
+import { Documented } from '../common/api-docs';
 import { CurrentPrincipal, type UserPrincipal } from '../auth/principal';
 import { AppError, LifecycleSettings, LifecycleSettingsError } from '@engram/services';
 
@@ -36,6 +37,7 @@ export class LifecycleSettingsController {
   /** `{overrides, effective}`: what the tenant set, and the full config in force. */
   @UsersOnly('owner', 'admin')
   @Get()
+  @Documented({ summary: "Get the tenant's lifecycle settings", errors: [{ status: 403, description: 'not an owner or admin of the tenant (members and Mind Keys)' }] })
   @ApiOkResponse({ description: '{overrides, effective}' })
   get(@CurrentPrincipal() principal: UserPrincipal) {
     return this.tenantDb.run(principal.tenantId, async (tx) => ({
@@ -52,6 +54,7 @@ export class LifecycleSettingsController {
    */
   @UsersOnly('owner', 'admin')
   @Put()
+  @Documented({ summary: "Replace the tenant's lifecycle overrides", errors: [{ status: 400, description: 'the merged config breaks a rule: `errors[].field` names each path' }, { status: 403, description: 'not an owner or admin of the tenant (members and Mind Keys)' }, 413, 415] })
   @ApiBody({ schema: { type: 'object', example: { retention: { preset: 'seed' } } } })
   @ApiOkResponse({ description: '{overrides, effective}' })
   put(@CurrentPrincipal() principal: UserPrincipal, @Body() body: Record<string, unknown>) {
@@ -64,6 +67,7 @@ export class LifecycleSettingsController {
    */
   @UsersOnly('owner', 'admin')
   @Patch()
+  @Documented({ summary: "Merge into the tenant's lifecycle overrides", errors: [{ status: 400, description: 'the merged config breaks a rule: `errors[].field` names each path' }, { status: 403, description: 'not an owner or admin of the tenant (members and Mind Keys)' }, 413, 415] })
   @ApiBody({ schema: { type: 'object', example: { forgetting: { soft_threshold: 0.25 } } } })
   @ApiOkResponse({ description: '{overrides, effective}' })
   patch(@CurrentPrincipal() principal: UserPrincipal, @Body() body: Record<string, unknown>) {

@@ -74,17 +74,21 @@ export class TenantImport {
     return 'replaced';
   }
 
-  /** Minds by id, then by name, else created with the file's id. @returns the tenant's mind id for each of the file's */
+  /** Minds by id, then by external id, then by name, else created with the file's id. @returns the tenant's mind id for each of the file's */
   private async importMinds(tx: TenantTx, file: ParsedImport, result: ImportResult): Promise<Map<string, string>> {
     const mindIdOf = new Map<string, string>();
     for (const mind of file.minds) {
-      const existing = await this.minds.findByIdOrName(tx, mind.id, mind.name);
-      const match = existing.find((m) => m.id === mind.id) ?? existing.find((m) => m.name === mind.name);
+      const externalId = mind.external_id ?? null;
+      const existing = await this.minds.findByIdOrName(tx, mind.id, mind.name, externalId);
+      const match =
+        existing.find((m) => m.id === mind.id) ??
+        existing.find((m) => externalId !== null && m.external_id === externalId) ??
+        existing.find((m) => m.name === mind.name);
       if (match) {
         mindIdOf.set(mind.id, match.id);
         result.minds.matched += 1;
       } else {
-        await this.minds.create(tx, { id: mind.id, name: mind.name, description: mind.description ?? null });
+        await this.minds.create(tx, { id: mind.id, name: mind.name, description: mind.description ?? null, external_id: externalId });
         mindIdOf.set(mind.id, mind.id);
         result.minds.created += 1;
       }

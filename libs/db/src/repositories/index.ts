@@ -6,11 +6,13 @@ import { MessagesRepository } from './messages.repository';
 import { MindKeysRepository } from './mind-keys.repository';
 import { MindsRepository } from './minds.repository';
 import { RetrievalRepository } from './retrieval.repository';
+import { ServiceKeysRepository } from './service-keys.repository';
 import { StmRepository } from './stm.repository';
 import { SystemRepository } from './system.repository';
 import { TenantsRepository } from './tenants.repository';
 import { TombstonesRepository } from './tombstones.repository';
 import { UsersRepository } from './users.repository';
+import { WebhooksRepository } from './webhooks.repository';
 
 export * from './embeddings.repository';
 export * from './memories.repository';
@@ -20,11 +22,13 @@ export * from './messages.repository';
 export * from './mind-keys.repository';
 export * from './minds.repository';
 export * from './retrieval.repository';
+export * from './service-keys.repository';
 export * from './stm.repository';
 export * from './system.repository';
 export * from './tenants.repository';
 export * from './tombstones.repository';
 export * from './users.repository';
+export * from './webhooks.repository';
 
 /** Every repository: all the SQL of the application lives in these (each method snapshotted in libs/db/queries). */
 export const REPOSITORIES = [
@@ -32,6 +36,7 @@ export const REPOSITORIES = [
   UsersRepository,
   MindsRepository,
   MindKeysRepository,
+  ServiceKeysRepository,
   MemoriesRepository,
   MemoryVersionsRepository,
   MemorySweepsRepository,
@@ -41,4 +46,5 @@ export const REPOSITORIES = [
   MessagesRepository,
   RetrievalRepository,
   SystemRepository,
+  WebhooksRepository,
 ] as const;

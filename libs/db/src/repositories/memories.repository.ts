@@ -148,6 +148,18 @@ export class MemoriesRepository {
     return result.numDeletedRows > 0n;
   }
 
+  /** Deletes a memory with its history (cascade). @returns what it was (its identity), or undefined when there was none */
+  @GenerateSql({ params: [SAMPLE.uuid, SAMPLE.uuid2] })
+  deleteReturning(tx: TenantTx, mindId: string, id: string): Promise<{ id: string; mind_id: string; category: string; key: string } | undefined> {
+    return tx.trx
+      .deleteFrom('memories')
+      .where('tenant_id', '=', tx.tenantId)
+      .where('mind_id', '=', mindId)
+      .where('id', '=', id)
+      .returning(['id', 'mind_id', 'category', 'key'])
+      .executeTakeFirst();
+  }
+
   /** Deletes every memory of a mind (their versions first, or by cascade). @returns how many. */
   @GenerateSql({ params: [M] })
   async deleteForMind(tx: TenantTx, mindId: string): Promise<number> {

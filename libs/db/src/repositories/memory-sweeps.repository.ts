@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type RawBuilder } from 'kysely';
 import type { LifecycleConfig } from '@engram/memory';
-import { evictableSql, leavesVectorIndexSql, movesToNeocortexSql, notExpiredSql, retentionNowSql, softForgettableSql, tierSql } from '../lifecycle-sql';
+import { outboxCte } from '../webhook-events';
+import { evictableSql, expiredSql, leavesVectorIndexSql, movesToNeocortexSql, notExpiredSql, retentionNowSql, softForgettableSql, tierSql } from '../lifecycle-sql';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { TenantTx } from '../tenant-db';
 
@@ -38,30 +39,61 @@ export class MemorySweepsRepository {
         limit ${limit} for update skip locked)`);
   }
 
-  /** Soft-forgets memories whose retention fell below the soft threshold (libs/memory `softForgets`). */
+  /**
+   * Soft-forgets memories whose retention fell below the soft threshold (libs/memory
+   * `softForgets`), announcing each as `memory.soft_forgotten` to the tenant's subscribed
+   * webhook endpoints in the same statement (the outbox).
+   */
   @GenerateSql({ params: [C, D, B] })
-  softForget(tx: TenantTx, config: LifecycleConfig, now: Date, limit: number): Promise<number> {
-    return changed(tx, sql`
-      update memories set forgotten_at = ${now}::timestamptz
-      where tenant_id = ${tx.tenantId} and id in (
-        select id from memories where tenant_id = ${tx.tenantId} and ${softForgettableSql(config, now)}
-        limit ${limit} for update skip locked)`);
+  softForget(tx: TenantTx, config: LifecycleConfig, now: Date, limit: number): Promise<SweepBatch> {
+    return withEvents(tx, sql`
+      with rows as (
+        update memories set forgotten_at = ${now}::timestamptz
+        where tenant_id = ${tx.tenantId} and id in (
+          select id from memories where tenant_id = ${tx.tenantId} and ${softForgettableSql(config, now)}
+          limit ${limit} for update skip locked)
+        returning tenant_id, id, mind_id, category, key),
+      ${outboxCte(tx.tenantId, 'memory.soft_forgotten', now, sql`jsonb_build_object('forgotten_at', ${now.toISOString()}::text)`)}`);
   }
 
-  /** Deletes evictable memories (libs/memory `forgettingVerdict` = evict), leaving a tombstone each. */
+  /**
+   * Deletes evictable memories (libs/memory `forgettingVerdict` = evict), leaving a tombstone
+   * each and announcing each as `memory.evicted` (the outbox).
+   */
   @GenerateSql({ params: [C, D, B] })
-  evict(tx: TenantTx, config: LifecycleConfig, now: Date, limit: number): Promise<number> {
-    return changed(tx, sql`
-      with gone as (
+  evict(tx: TenantTx, config: LifecycleConfig, now: Date, limit: number): Promise<SweepBatch> {
+    return withEvents(tx, sql`
+      with rows as (
         delete from memories
         where tenant_id = ${tx.tenantId} and id in (
           select id from memories where tenant_id = ${tx.tenantId} and ${evictableSql(config, now)}
           limit ${limit} for update skip locked)
         returning tenant_id, id, mind_id, category, key, tier, importance_score, access_count, created_at,
-                  ${retentionNowSql(config, now)} as retention)
-      insert into memory_tombstones (tenant_id, memory_id, mind_id, category, key, reason, retention, tier, importance_score, access_count, created_at, evicted_at)
-      select tenant_id, id, mind_id, category, key, 'evicted', retention, tier, importance_score, access_count, created_at, ${now}::timestamptz from gone
-      on conflict (tenant_id, memory_id) do nothing`);
+                  ${retentionNowSql(config, now)} as retention),
+      tombstones as (
+        insert into memory_tombstones (tenant_id, memory_id, mind_id, category, key, reason, retention, tier, importance_score, access_count, created_at, evicted_at)
+        select tenant_id, id, mind_id, category, key, 'evicted', retention, tier, importance_score, access_count, created_at, ${now}::timestamptz from rows
+        on conflict (tenant_id, memory_id) do nothing),
+      ${outboxCte(tx.tenantId, 'memory.evicted', now, sql`jsonb_build_object('evicted_at', ${now.toISOString()}::text, 'retention', r.retention)`)}`);
+  }
+
+  /**
+   * Announces memories whose expiry passed (libs/memory `isExpired`) as `memory.expired`, once
+   * per expiry: `expiry_announced_at` keeps the `expires_at` announced, so a memory given a new
+   * expiry is announced again when that one passes. Marks them whether or not the tenant has an
+   * endpoint, so an endpoint added later is not sent a backlog of old expiries.
+   */
+  @GenerateSql({ params: [D, B] })
+  announceExpired(tx: TenantTx, now: Date, limit: number): Promise<SweepBatch> {
+    return withEvents(tx, sql`
+      with rows as (
+        update memories set expiry_announced_at = expires_at
+        where tenant_id = ${tx.tenantId} and id in (
+          select id from memories
+          where tenant_id = ${tx.tenantId} and ${expiredSql(now)} and expiry_announced_at is distinct from expires_at
+          limit ${limit} for update skip locked)
+        returning tenant_id, id, mind_id, category, key, expires_at),
+      ${outboxCte(tx.tenantId, 'memory.expired', now, sql`jsonb_build_object('expires_at', to_char(r.expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`)}`);
   }
 
   /** Sets each memory's tier from its access frequency at `now` (libs/memory `tierOf`). */
@@ -185,6 +217,20 @@ export class MemorySweepsRepository {
       update memories set association_graph = association_graph || jsonb_build_object('generalised_into', ${semanticId}::text)
       where tenant_id = ${tx.tenantId} and id = any(${episodeIds}::uuid[]) and not (association_graph ? 'generalised_into')`.execute(tx.trx);
   }
+}
+
+/** What a sweep statement that announces its changes did: rows changed, and the webhook deliveries it inserted (to dispatch after commit). */
+export interface SweepBatch {
+  changed: number;
+  deliveries: string[];
+}
+
+/** Runs `with rows as (...), events as (...)` (see {@link outboxCte}) and counts both. */
+async function withEvents(tx: TenantTx, ctes: RawBuilder<unknown>): Promise<SweepBatch> {
+  const { rows } = await sql<{ changed: number; deliveries: string[] }>`${ctes}
+    select (select count(*) from rows)::int as changed, coalesce((select array_agg(id) from events), '{}'::uuid[]) as deliveries`.execute(tx.trx);
+  const row = rows[0];
+  return { changed: row?.changed ?? 0, deliveries: row?.deliveries ?? [] };
 }
 
 async function changed(tx: TenantTx, statement: RawBuilder<unknown>): Promise<number> {

@@ -7,8 +7,8 @@ const M = SAMPLE.uuid;
 
 @Injectable()
 export class MindsRepository {
-  @GenerateSql({ params: [{ id: M, name: 'm', description: null }] })
-  create(tx: TenantTx, mind: { id: string; name: string; description: string | null }): Promise<Mind> {
+  @GenerateSql({ params: [{ id: M, name: 'm', description: null, external_id: 'user-1' }] })
+  create(tx: TenantTx, mind: { id: string; name: string; description: string | null; external_id?: string | null }): Promise<Mind> {
     return tx.trx
       .insertInto('minds')
       .values({ ...mind, tenant_id: tx.tenantId })
@@ -22,23 +22,50 @@ export class MindsRepository {
     return (options.forUpdate ? query.forUpdate() : query).executeTakeFirst();
   }
 
-  /** The minds with this id or this name (an import matches by id, then by name). */
-  @GenerateSql({ params: [M, 'm'] })
-  findByIdOrName(tx: TenantTx, id: string, name: string): Promise<Mind[]> {
+  /**
+   * The mind with this external id, created with `mind` when there is none: one statement, so
+   * concurrent calls for one external id agree on one mind. @returns the mind and whether this
+   * call created it. A name taken by another mind raises the unique violation (23505) on `name`.
+   */
+  @GenerateSql({ params: [{ id: M, name: 'm', description: null, external_id: 'user-1' }] })
+  async findOrCreateByExternalId(
+    tx: TenantTx,
+    mind: { id: string; name: string; description: string | null; external_id: string },
+  ): Promise<{ mind: Mind; created: boolean }> {
+    const inserted = await tx.trx
+      .insertInto('minds')
+      .values({ ...mind, tenant_id: tx.tenantId })
+      .onConflict((oc) => oc.columns(['tenant_id', 'external_id']).where('external_id', 'is not', null).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (inserted) return { mind: inserted, created: true };
+    const found = await tx.trx
+      .selectFrom('minds')
+      .selectAll()
+      .where('tenant_id', '=', tx.tenantId)
+      .where('external_id', '=', mind.external_id)
+      .executeTakeFirstOrThrow();
+    return { mind: found, created: false };
+  }
+
+  /** The minds with this id, this name or this external id (an import matches by id, then external id, then name). */
+  @GenerateSql({ params: [M, 'm', 'user-1'] })
+  findByIdOrName(tx: TenantTx, id: string, name: string, externalId: string | null): Promise<Mind[]> {
     return tx.trx
       .selectFrom('minds')
       .selectAll()
       .where('tenant_id', '=', tx.tenantId)
-      .where((eb) => eb.or([eb('id', '=', id), eb('name', '=', name)]))
+      .where((eb) => eb.or([eb('id', '=', id), eb('name', '=', name), ...(externalId !== null ? [eb('external_id', '=', externalId)] : [])]))
       .execute();
   }
 
   /** Minds newest first (ids are UUIDv7), `limit` per page, after the id `after`. */
-  @GenerateSql({ params: [{ after: M, limit: SAMPLE.limit, name: 'm' }] })
-  list(tx: TenantTx, page: { after?: string; limit: number; name?: string }): Promise<Mind[]> {
+  @GenerateSql({ params: [{ after: M, limit: SAMPLE.limit, name: 'm', externalId: 'user-1' }] })
+  list(tx: TenantTx, page: { after?: string; limit: number; name?: string; externalId?: string }): Promise<Mind[]> {
     let query = tx.trx.selectFrom('minds').selectAll().where('tenant_id', '=', tx.tenantId);
     if (page.after) query = query.where('id', '<', page.after);
     if (page.name) query = query.where('name', '=', page.name);
+    if (page.externalId) query = query.where('external_id', '=', page.externalId);
     return query.orderBy('id', 'desc').limit(page.limit).execute();
   }
 

@@ -1,42 +1,69 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { ConversationStream } from '@engram/services';
-import { AppendMessagesSchema } from '../../conversations/conversations.dto';
+import { AppendMessagesSchema, CONVERSATION_ID_PATTERN } from '../../conversations/conversations.dto';
 import { conversationId } from '../../conversations/conversations.controller';
+import { MemoryViewSchema } from '../../memory/memory.dto';
 import type { MemoryScope } from '../../memory/memory-scope';
-import { defined, json, parseAs, run } from './tool-helpers';
+import { answer, defined, parseAs, run } from './tool-helpers';
+import { arg, propertyOf, toolInput } from './tool-schema';
 
-/** `append_messages`: feeds messages of a conversation to the scope's short-term memory. */
+/** Advertised arguments: the REST path's conversation id rule and the REST body's messages. */
+export const appendMessagesInput = toolInput(
+  {
+    conversation_id: arg(
+      { type: 'string', pattern: CONVERSATION_ID_PATTERN.source, examples: ['chat-2026-06-28'] },
+      'Your name for this conversation, the same for all its messages: 1-200 letters, digits, ".", "_", ":" or "-".',
+    ),
+    messages: arg(
+      propertyOf(AppendMessagesSchema, 'messages'),
+      'The new messages since the last call, oldest first: role (user by default, assistant, system or tool), content, and optionally occurred_at (ISO 8601), speaker, importance (0..1), metadata.',
+    ),
+  },
+  ['conversation_id', 'messages'],
+);
+
+const id = z.string().meta({ format: 'uuid' });
+const key = z.string();
+
+export const appendMessagesOutput = z.object({
+  conversation_id: z.string(),
+  message_ids: z.array(id).describe('one per message, in order'),
+  remembered: z
+    .array(z.object({ memory_id: id, key, status: z.enum(['created', 'reinforced']) }))
+    .describe('memories this call made from the conversation (created) or found repeated and strengthened (reinforced)'),
+  facts: z
+    .array(z.object({ memory_id: id, category: MemoryViewSchema.shape.category, key, status: z.enum(['created', 'updated', 'unchanged']) }))
+    .describe('keyed facts picked out of the conversation and stored (only when the server has a language model configured)'),
+});
+
+/** `append_messages`: feeds messages of a conversation to the scope's short-term memory (`POST /v1/conversations/:id/messages`). */
 export function registerAppendMessagesTool(server: McpServer, scope: MemoryScope, conversations: ConversationStream): void {
   server.registerTool(
     'append_messages',
     {
       title: 'Append conversation messages',
       description:
-        'Appends 1-500 messages to a conversation of this mind: each is stored, scored and run through short-term memory; ' +
-        'entries pushed out consolidate into long-term memories. Answers {conversation_id, message_ids, attended, rehearsed, reinforced (messages that repeated a long-term memory and reinforced it), below_attention, discarded, consolidated, stm_size, stm_capacity}. ' +
-        'Errors name the field, e.g. "messages[0].content: must not be empty", "conversationId: must be 1 to 200 characters ...".',
-      inputSchema: z.strictObject({
-        conversation_id: z.string().describe('1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"; chosen by the caller'),
-        messages: z
-          .array(
-            z.strictObject({
-              role: z.string().optional().describe('user (default), assistant, system or tool'),
-              speaker: z.string().optional().describe('who spoke, when there are several people'),
-              content: z.string().describe('non-empty, at most 32 KiB of UTF-8'),
-              occurred_at: z.string().optional().describe('ISO 8601 date-time with a zone; default now'),
-              importance: z.number().optional().describe('0..1; else the scorer decides'),
-              metadata: z.record(z.string(), z.unknown()).optional().describe('a JSON object, at most 16 KiB'),
-            }),
-          )
-          .describe('1-500 messages in order'),
-      }),
+        'Sends the turns of a conversation so the server picks out by itself what is worth keeping: messages are held briefly, ' +
+        'repeated or important ones become memories, and a message that repeats a known memory strengthens it. ' +
+        'Call it after each exchange with the new messages (user and assistant) under one conversation_id per conversation. ' +
+        'For a fact you already know is worth keeping, use remember instead.',
+      inputSchema: appendMessagesInput,
+      outputSchema: appendMessagesOutput,
     },
     (args) =>
       run(async () => {
-        const id = conversationId(args.conversation_id);
-        const body = parseAs(AppendMessagesSchema, { messages: args.messages.map((m) => defined(m)) });
-        return json(await conversations.append(scope, id, body.messages));
+        const conversation = conversationId(typeof args.conversation_id === 'string' ? args.conversation_id : '');
+        const messages = Array.isArray(args.messages) ? args.messages.map((m: unknown) => (m !== null && typeof m === 'object' ? defined(m as Record<string, unknown>) : m)) : args.messages;
+        const body = parseAs(AppendMessagesSchema, { messages });
+        const result = await conversations.append(scope, conversation, body.messages);
+        const remembered = [
+          ...result.consolidated.map((c) => ({ memory_id: c.memory_id, key: c.key, status: c.status })),
+          ...result.reinforced.map((r) => ({ memory_id: r.memory_id, key: r.key, status: 'reinforced' as const })),
+        ];
+        const facts = result.consolidated.flatMap((c) => c.facts ?? []).map((f) => ({ ...f, category: f.category as z.infer<typeof MemoryViewSchema.shape.category> }));
+        const text = `stored ${result.message_ids.length} message(s) in ${result.conversation_id}; ${remembered.length} memory(ies) made or strengthened, ${facts.length} fact(s) stored`;
+        return answer({ conversation_id: result.conversation_id, message_ids: result.message_ids, remembered, facts }, text);
       }),
   );
 }

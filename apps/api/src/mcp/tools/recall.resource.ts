@@ -13,7 +13,7 @@ export function registerRecallResource(server: McpServer, scope: MemoryScope, re
     RECALL_RESOURCE_URI,
     {
       title: 'Recall',
-      description: 'The plain-text recall of this mind (critical first, then newest; at most 100 entries), as the recall tool gives without arguments.',
+      description: 'What you remember about the user, as text ready to read (critical memories first, then the newest; at most 100): the recall tool\'s text without arguments.',
       mimeType: 'text/plain',
     },
     async (uri) => {

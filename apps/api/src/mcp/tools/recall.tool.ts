@@ -3,29 +3,45 @@ import { z } from 'zod';
 import type { MemoryReadService } from '../../memory/memory-read.service';
 import type { MemoryScope } from '../../memory/memory-scope';
 import { RecallQuerySchema } from '../../memory/memory.dto';
-import { asParam, defined, parseAs, run, text } from './tool-helpers';
+import { answer, asParam, defined, parseAs, run } from './tool-helpers';
+import { arg, propertyOf, toolInput } from './tool-schema';
 
-/** `recall`: the scope's mind as plain text for the context, optionally packed for a question or a token budget. */
+/** Advertised arguments, with the REST recall query's bounds. */
+export const recallInput = toolInput({
+  q: arg(
+    propertyOf(RecallQuerySchema, 'q'),
+    'The task or question at hand, in a few words (e.g. "plan the trip to Lisbon"): the memories most relevant to it come first, after the critical ones. Leave it out for an overview, newest first.',
+  ),
+  max_tokens: arg(propertyOf(RecallQuerySchema, 'max_tokens'), 'The most tokens the text may take, e.g. 2000: as many whole memories as fit are listed. A budget below the size of the header is refused.'),
+  limit: arg(propertyOf(RecallQuerySchema, 'limit'), 'Without max_tokens: how many memories at most.'),
+});
+
+export const recallOutput = z.object({
+  text: z.string().describe('what you know, as text to read: a header with the counts, then one entry per memory (number, category, priority, verified or not, key, content, tags)'),
+  tokens: z.number().int().min(0).describe('how many tokens the text takes (as GPT-4o-class models count them)'),
+  entries: z.number().int().min(0).describe('how many memories the text lists'),
+});
+
+/** `recall`: the scope's mind as text for the model's context, optionally for a question or within a token budget. */
 export function registerRecallTool(server: McpServer, scope: MemoryScope, reads: MemoryReadService): void {
   server.registerTool(
     'recall',
     {
       title: 'Recall',
       description:
-        'The mind\'s memories as plain text for the context (seed 002 layout): critical first, then newest, or with `q` the most relevant to the question; ' +
-        'expired and forgotten ones left out. `max_tokens` (20-200000, o200k_base) packs as many whole entries as fit. ' +
-        'Errors: "max_tokens: must be a whole number from 20 to 200000", "max_tokens: must be at least N, the size of this mind\'s recall header".',
-      inputSchema: z.strictObject({
-        q: z.string().optional().describe('a question: recall packs the memories most relevant to it (critical ones first)'),
-        max_tokens: z.number().optional().describe('a token budget for the whole text, 20-200000'),
-        limit: z.number().optional().describe('without max_tokens: how many entries at most (1-1000, default 100)'),
-      }),
-      annotations: { readOnlyHint: false },
+        'What you remember about the user and your work together, as text ready to read. Call it at the start of a conversation or task, ' +
+        'and before answering anything that may depend on the user (their details, preferences, projects, earlier decisions), with the task or question as q. ' +
+        'Critical memories always come first; expired and forgotten ones are left out. The text names each memory by category and key, which get, update, history and forget take.',
+      inputSchema: recallInput,
+      outputSchema: recallOutput,
+      // Not read-only: every memory shown counts as used and is strengthened.
+      annotations: { readOnlyHint: false, idempotentHint: false },
     },
     (args) =>
       run(async () => {
         const query = parseAs(RecallQuerySchema, defined({ q: args.q, max_tokens: asParam(args.max_tokens), limit: asParam(args.limit) }));
-        return text((await reads.recall(scope, query)).text);
+        const recall = await reads.recall(scope, query);
+        return answer(recall, recall.text);
       }),
   );
 }

@@ -1,36 +1,61 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { TAG_MAX_LENGTH } from '@engram/memory';
+import { memoryField } from '../../memory/memory-fields';
 import type { MemoryScope } from '../../memory/memory-scope';
 import type { MemoryWriteService } from '../../memory/memory-write.service';
-import { UpsertMemorySchema } from '../../memory/memory.dto';
-import { CATEGORY_TEXT, PRIORITY_TEXT, compact, defined, json, parseAs, run } from './tool-helpers';
+import { UpsertMemorySchema, WriteStatusSchema } from '../../memory/memory.dto';
+import { CATEGORY_GUIDE, EXPIRES_GUIDE, IMPORTANCE_GUIDE, KEY_GUIDE, PRIORITY_GUIDE } from './guidance';
+import { MemoryOut, handle, memoryOut } from './memory-output';
+import { answer, defined, parseAs, run } from './tool-helpers';
+import { arg, jsonOf, propertyOf, toolInput } from './tool-schema';
 
-/** `remember`: stores or overwrites a memory of the scope's mind by (category, key). */
+/** Advertised arguments, from the REST upsert schema's fields (enums, bounds, pattern). */
+export const rememberInput = toolInput(
+  {
+    category: arg(jsonOf(memoryField.category), CATEGORY_GUIDE),
+    key: arg({ ...jsonOf(memoryField.key), examples: ['user_employer'] }, KEY_GUIDE),
+    content: arg(
+      { ...jsonOf(memoryField.content), minLength: 1, examples: ['The user works at Globex as a data engineer since March 2024.'] },
+      'The memory itself: one self-contained statement that still makes sense later, without this conversation (name the subject; write "the user", not "I" or "you"). At most 32 KiB.',
+    ),
+    tags: arg(
+      { ...jsonOf(memoryField.tags), items: { type: 'string', minLength: 1, maxLength: TAG_MAX_LENGTH, pattern: '^[^,]+$' } },
+      'Optional short labels for finding it again (people, products, topics), e.g. ["globex", "career"]; no commas; stored lower-case.',
+    ),
+    priority: arg(propertyOf(UpsertMemorySchema, 'priority'), `Default normal. ${PRIORITY_GUIDE}`),
+    importance: arg(propertyOf(UpsertMemorySchema, 'importance'), IMPORTANCE_GUIDE),
+    expires_at: arg({ ...propertyOf(UpsertMemorySchema, 'expires_at'), format: 'date-time' }, EXPIRES_GUIDE),
+  },
+  ['category', 'key', 'content'],
+);
+
+export const rememberOutput = z.object({
+  status: WriteStatusSchema.describe('created: a new memory; updated: the key existed and its content or fields changed (the old version is in history); unchanged: it was already stored like this'),
+  memory: MemoryOut,
+});
+
+/** `remember`: stores or replaces a memory of the scope's mind by (category, key). */
 export function registerRememberTool(server: McpServer, scope: MemoryScope, writes: MemoryWriteService): void {
   server.registerTool(
     'remember',
     {
       title: 'Remember',
       description:
-        'Stores a memory, upserting by (category, key): the same key overwrites the content (the old version stays in history), never a duplicate. ' +
-        'Answers {status: created|updated|unchanged, memory: {id, category, key, content, tags, priority, verified, expires_at, updated_at}}. ' +
-        'Errors name the field and rule, e.g. "key: must be snake_case: ...", "content: must not be empty".',
-      inputSchema: z.strictObject({
-        category: z.string().describe(CATEGORY_TEXT),
-        key: z.string().describe('snake_case, at most 128 characters; unique per category'),
-        content: z.string().describe('the memory itself: non-empty, at most 32 KiB of UTF-8'),
-        tags: z.array(z.string()).optional().describe('at most 20 tags of at most 64 characters, no commas; stored lower-case'),
-        priority: z.string().optional().describe(`${PRIORITY_TEXT}; default normal`),
-        importance: z.number().optional().describe('0..1; when absent the scorer decides'),
-        expires_at: z.string().nullable().optional().describe('ISO 8601 date-time with a zone; null clears an expiry'),
-      }),
+        'Saves something worth knowing in later conversations. Call it as soon as the user states a lasting fact about themselves or their work, ' +
+        'a preference, a decision, a correction, or asks you to remember something; also for a lesson learnt (category mistake or skill). ' +
+        'One memory per fact. The same category and key replace the earlier memory instead of adding a second one, so a changed fact keeps its key. ' +
+        'Do not store secrets (passwords, tokens) or passing small talk.',
+      inputSchema: rememberInput,
+      outputSchema: rememberOutput,
       annotations: { destructiveHint: false, idempotentHint: true },
     },
     (args) =>
       run(async () => {
         const input = parseAs(UpsertMemorySchema, defined(args));
         const { memory, status } = await writes.upsert(scope, input);
-        return json({ status, memory: compact(memory) });
+        const out = memoryOut(memory);
+        return answer({ status, memory: out }, `${status} ${handle(out)} (version ${out.version})`);
       }),
   );
 }

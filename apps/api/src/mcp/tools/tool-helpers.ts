@@ -1,10 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { MEMORY_CATEGORIES, MEMORY_PRIORITIES } from '@engram/memory';
 import { AppError } from '@engram/services';
 import { zodProblems } from '../../common/zod-problems';
-import type { MemoryView } from '../../memory/memory.view';
 
 /** Problems listed in one error, as in the REST API's error answers. */
 const MAX_PROBLEMS = 20;
@@ -33,35 +31,24 @@ export function parseAs<T extends z.ZodType>(schema: T, input: unknown, rename: 
   throw new AppError('bad_request', shown.map((p) => `${p.field}: ${p.message}`).join('; ') + more, shown);
 }
 
-/** Query-string form of an optional number or boolean (the REST schemas read query strings). */
-export const asParam = (value: number | boolean | undefined): string | undefined => (value === undefined ? undefined : String(value));
+/**
+ * Query-string form of a number or boolean argument (the REST query schemas read text); any other
+ * value goes on as it is, for the REST schema to refuse with its message.
+ */
+export const asParam = (value: unknown): unknown => (typeof value === 'number' || typeof value === 'boolean' ? String(value) : value);
 
 /** Drops undefined members, so a REST schema's defaults apply and `.strict()` sees only given fields. */
 export function defined<T extends Record<string, unknown>>(input: T): Partial<T> {
   return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-export const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
-export const json = (value: unknown): CallToolResult => text(JSON.stringify(value));
-
-/** The compact form of a memory in tool answers. */
-export function compact(m: MemoryView & { score?: number }) {
-  return {
-    id: m.id,
-    category: m.category,
-    key: m.key,
-    content: m.content,
-    tags: m.tags,
-    priority: m.priority,
-    verified: m.verified,
-    ...(m.score === undefined ? {} : { score: Number(m.score.toFixed(4)) }),
-    expires_at: m.expires_at,
-    updated_at: m.updated_at,
-  };
+/**
+ * A tool's answer: `structured` as `structuredContent` (checked by the SDK against the tool's
+ * `outputSchema`) and a short text for people and for clients that show text only.
+ */
+export function answer(structured: Record<string, unknown>, text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: structured };
 }
-
-export const CATEGORY_TEXT = `one of ${MEMORY_CATEGORIES.join(', ')}`;
-export const PRIORITY_TEXT = `one of ${MEMORY_PRIORITIES.join(', ')}`;
 
 /**
  * Runs a tool: the API's errors become tool errors with the API's message; anything else is

@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { ServiceKeysRepository, TenantDb } from '@engram/db';
+import { AppError } from '@engram/services';
+import { hashKey } from './api-keys.codec';
+import type { ServiceKeyPrincipal } from './principal';
+
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** Authenticates SaaS backends by tenant service key (docs/design.md §2). */
+@Injectable()
+export class ServiceKeyAuthService {
+  constructor(
+    private readonly tenantDb: TenantDb,
+    private readonly keys: ServiceKeysRepository,
+  ) {}
+
+  /**
+   * The principal of a service key: found by its SHA-256 across tenants, then its use recorded
+   * (at most once a minute) inside its own tenant.
+   *
+   * @throws AppError 401 for an unknown or revoked key (a deleted tenant's keys are gone with it).
+   */
+  async authenticate(key: string): Promise<ServiceKeyPrincipal> {
+    const found = await this.tenantDb.runWithoutTenant((db) => this.keys.findByHash(db, hashKey(key)));
+    if (!found) throw new AppError('unauthorized', 'invalid credentials: unknown service key');
+    if (found.revoked_at) throw new AppError('unauthorized', 'invalid credentials: this service key was revoked');
+    const now = new Date();
+    if (!found.last_used_at || now.getTime() - found.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
+      await this.tenantDb.run(found.tenant_id, (tx) => this.keys.touch(tx, found.id, now));
+    }
+    return { kind: 'service_key', tenantId: found.tenant_id, keyId: found.id, scopes: found.scopes };
+  }
+}

@@ -1,0 +1,4 @@
+export * from './webhook-url';
+export * from './webhook-outbox';
+export * from './webhook-deliverer';
+export * from './webhook-dispatch';
