@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Before `npm test`: the medium tests need PostgreSQL (with pgvector), Redis and a chromium.
+# Before `npm test`: the medium tests need PostgreSQL (with pgvector), Redis, a chromium and
+# Debian's Python 3 with httpx, pytest and setuptools (the Python client's suite).
 # Checks they are there; installs pgvector when the server lacks it (scripts/provision-pgvector.sh)
-# and Debian's chromium when it is missing (both need root).
+# and Debian's chromium and Python packages when they are missing (both need root).
 #
 # Env: TEST_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres), an owner/superuser URL;
 #      TEST_REDIS_URL (redis://127.0.0.1:6379); CHROMIUM_PATH (/usr/bin/chromium).
@@ -44,5 +45,20 @@ fi
 if [ ! -x "$chromium" ]; then
   echo "test-services: no chromium at $chromium: the admin dashboard's browser test needs it" >&2
   echo "  (Debian/Ubuntu: apt-get install -y --no-install-recommends chromium; or set CHROMIUM_PATH)" >&2
+  exit 1
+fi
+
+# test/python-client.test.ts runs /usr/bin/python3 (never a pyenv or virtualenv one): Debian's
+# packages only, nothing from PyPI.
+python_modules_present() { /usr/bin/python3 -c 'import httpx, pytest, setuptools' >/dev/null 2>&1; }
+python_packages="python3 python3-httpx python3-pytest python3-setuptools"
+if ! python_modules_present && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "test-services: Debian's python3-httpx, python3-pytest or python3-setuptools is missing; installing them"
+  # shellcheck disable=SC2086 # the list is meant to split
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $python_packages >/dev/null
+fi
+if ! python_modules_present; then
+  echo "test-services: /usr/bin/python3 cannot import httpx, pytest and setuptools: the Python client's tests need them" >&2
+  echo "  (Debian/Ubuntu: apt-get install -y --no-install-recommends $python_packages)" >&2
   exit 1
 fi
