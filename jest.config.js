@@ -13,7 +13,7 @@ module.exports = {
       testEnvironment: 'node',
       transform: { '^.+\\.ts$': swc },
       moduleNameMapper,
-      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts'],
+      testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/scripts/**/*.spec.ts', '<rootDir>/bench/**/*.spec.ts'],
     },
     {
       // Medium tests: the real PostgreSQL (+pgvector), Redis and embedded PGlite.

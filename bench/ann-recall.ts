@@ -13,10 +13,18 @@ export const K = 10;
 
 /**
  * The mind's {@link CANDIDATES} nearest memories to `vector` (a pgvector literal): exact (every
- * memory of the mind compared) when `probes` is null, else through ivfflat with `probes` lists
- * and the iterative scan. @returns the top {@link K} ids by distance and the statement's time in ms
+ * memory of the mind compared) when `probes` is null, else through the vector index with the
+ * iterative scan: ivfflat with `probes` lists, or (`method` hnsw, when the index is one) HNSW
+ * with `ef_search` = `probes`. @returns the top {@link K} ids by distance and the statement's time in ms
  */
-export async function nearest(db: Client, tenantId: string, mindId: string, vector: string, probes: number | null): Promise<{ ids: string[]; distances: number[]; ms: number }> {
+export async function nearest(
+  db: Client,
+  tenantId: string,
+  mindId: string,
+  vector: string,
+  probes: number | null,
+  method: 'ivfflat' | 'hnsw' = 'ivfflat',
+): Promise<{ ids: string[]; distances: number[]; ms: number }> {
   const where = `tenant_id = $1 and mind_id = $2 and embedding is not null and (expires_at is null or expires_at > now())`;
   await db.query('begin');
   try {
@@ -25,7 +33,9 @@ export async function nearest(db: Client, tenantId: string, mindId: string, vect
       probes === null
         ? `select * from (select id, (embedding <=> $3::vector)::float8 as d from memories where ${where} offset 0) s order by d, id desc limit ${CANDIDATES}`
         : `select id, (embedding <=> $3::vector)::float8 as d from memories where ${where} order by embedding <=> $3::vector limit ${CANDIDATES}`;
-    if (probes !== null) {
+    if (probes !== null && method === 'hnsw') {
+      await db.query(`select set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('enable_sort', 'off', true)`, [String(probes)]);
+    } else if (probes !== null) {
       await db.query(`select set_config('ivfflat.probes', $1, true), set_config('ivfflat.iterative_scan', 'relaxed_order', true), set_config('enable_sort', 'off', true)`, [String(probes)]);
     }
     const t0 = process.hrtime.bigint();

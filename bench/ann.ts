@@ -5,14 +5,21 @@
  *
  *   npm run bench:ann -- --file ../shared/bench-data/locomo-dev.json [--rows 100000]
  *     [--minds 700,5000,20000,50000] [--probes 1,5,10,20] [--queries 200] [--json out.json]
- *     [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--reuse]
+ *     [--corpus distinct|repeated] [--corpus-seed 16001] [--index ivfflat,hnsw] [--ef-search 40,100,200]
+ *     [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--db NAME] [--reuse]
  *
- * Builds a scratch database `engram_bench_ann` (dropped and re-created) on that server, with
- * `--rows` memories in one tenant: one mind of each `--minds` size and the rest in minds of
- * 10 000. Texts are pairs of LoCoMo turns (deterministic), embedded with the default local
- * embedder; queries are LoCoMo questions. The ivfflat index gets `lists` from the rows
- * (ivfflatLists). Each query runs the statements search runs (libs/db retrieval.repository
- * vectorSql: the mind's 100 nearest, `ivfflat.iterative_scan = relaxed_order`), as the owner.
+ * Builds a scratch database (`--db`, default `engram_bench_ann_distinct`, or `engram_bench_ann`
+ * for the repeated corpus; dropped and re-created) on that server, with `--rows` memories in one
+ * tenant: one mind of each `--minds` size and the rest in minds of 10 000. Texts are the
+ * `--corpus`: bench/corpus.ts's `distinct` (default: bench:scale's, no text repeated) or
+ * `repeated` (bench:scale's old one: one or two consecutive turns, each turn ~18 times in
+ * 100 000), both queried with the distinct corpus's queries (half LoCoMo questions, half
+ * memory-like texts of held-out turns); or `pairs` (two random LoCoMo turns each, queried with
+ * LoCoMo questions: what issue 3 measured). Texts are embedded with the default local embedder. The ivfflat index gets `lists` from the rows (ivfflatLists); `--index ivfflat,hnsw`
+ * also builds HNSW (m 16, ef_construction 64) in its place and measures it at each `--ef-search`.
+ * Each query runs the statements search runs (libs/db retrieval.repository vectorSql: the
+ * mind's 100 nearest, iterative scan `relaxed_order`), as the owner; recall@10 is against the
+ * exact top 10 (ties count), overall and by kind of query.
  *
  * Data: LoCoMo (Maharana et al., ACL 2024), CC BY-NC 4.0; read where it lies, never copied here.
  */
@@ -24,6 +31,7 @@ import { migrateToLatest, openOwnerDatabase, vectorLiteral } from '@engram/db';
 import { HashingEmbedder } from '@engram/embeddings';
 import { ivfflatLists } from '@engram/memory';
 import { nearest, tiedRecall } from './ann-recall';
+import { CORPORA, DistinctCorpus, readCorpusSource, repeatedTexts, type CorpusKind, type CorpusQuery } from './corpus';
 import { locomoCorpus, percentile, prng, scratchUrls } from './support';
 
 const { values: args } = parseArgs({
@@ -33,6 +41,11 @@ const { values: args } = parseArgs({
     minds: { type: 'string', default: '700,5000,20000,50000' },
     probes: { type: 'string', default: '1,5,10,20' },
     queries: { type: 'string', default: '200' },
+    corpus: { type: 'string', default: 'distinct' },
+    'corpus-seed': { type: 'string', default: '16001' },
+    index: { type: 'string', default: 'ivfflat' },
+    'ef-search': { type: 'string', default: '40,100,200' },
+    db: { type: 'string' },
     json: { type: 'string' },
     /** Keep the scratch database of an earlier run with the same --rows and --minds. */
     reuse: { type: 'boolean', default: false },
@@ -40,7 +53,6 @@ const { values: args } = parseArgs({
   },
 });
 
-const DB = 'engram_bench_ann';
 
 function fail(message: string): never {
   process.stderr.write(`bench:ann: ${message}\n`);
@@ -51,7 +63,7 @@ function fail(message: string): never {
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 /** Inserts the minds' memories, interleaved (as real writes spread them), embedded locally. */
-async function load(db: Client, tenant: string, minds: { id: string; size: number }[], turns: string[], random: () => number, embedder: HashingEmbedder): Promise<void> {
+async function load(db: Client, tenant: string, minds: { id: string; size: number }[], nextText: () => string, random: () => number, embedder: HashingEmbedder): Promise<void> {
   const started = Date.now();
   const order = minds.flatMap((m) => Array.from({ length: m.size }, () => m.id));
   for (let i = order.length - 1; i > 0; i--) {
@@ -65,7 +77,7 @@ async function load(db: Client, tenant: string, minds: { id: string; size: numbe
     const contents: string[] = [];
     const vectors: string[] = [];
     for (let i = at; i < Math.min(order.length, at + BATCH); i++) {
-      const text = `${turns[Math.floor(random() * turns.length)]} ${turns[Math.floor(random() * turns.length)]}`;
+      const text = nextText();
       ids.push(randomUUID());
       mindIds.push(order[i] as string);
       contents.push(text);
@@ -90,8 +102,32 @@ async function main(): Promise<void> {
   if (!(rows > 0) || mindSizes.some((n) => !(n > 0)) || probesList.some((n) => !(n > 0))) fail('--rows, --minds and --probes take positive numbers');
   if (mindSizes.reduce((a, b) => a + b, 0) > rows) fail('--minds add up to more than --rows');
 
+  if (!CORPORA.includes(args.corpus as CorpusKind) && args.corpus !== 'pairs') fail(`--corpus takes ${CORPORA.join(', ')} or pairs`);
+  const indexes = args.index.split(',');
+  if (indexes.some((i) => i !== 'ivfflat' && i !== 'hnsw')) fail('--index takes ivfflat, hnsw or both');
+  const efList = args['ef-search'].split(',').map(Number);
+  const DB = args.db ?? (args.corpus === 'pairs' ? 'engram_bench_ann' : `engram_bench_ann_${args.corpus}`);
   const random = prng(20261129);
-  const { turns, queries: queryTexts } = await locomoCorpus(args.file, { count: Number(args.queries), random, speakers: false });
+  let queryList: CorpusQuery[];
+  let nextText: () => string;
+  let corpus: DistinctCorpus | undefined;
+  if (args.corpus === 'pairs') {
+    // Issue 3's corpus (two random turns a memory) and questions, drawn as it drew them.
+    const { turns, queries: queryTexts } = await locomoCorpus(args.file, { count: Number(args.queries), random, speakers: false });
+    queryList = queryTexts.map((text) => ({ text, kind: 'question' }));
+    nextText = () => `${turns[Math.floor(random() * turns.length)]} ${turns[Math.floor(random() * turns.length)]}`;
+  } else {
+    // The texts bench:scale seeds (speakers and all), and for both the same queries: the distinct corpus's.
+    corpus = new DistinctCorpus(await readCorpusSource(args.file), { seed: Number(args['corpus-seed']), speakers: true });
+    queryList = corpus.queries(Number(args.queries));
+    if (args.corpus === 'repeated') {
+      const { turns } = await locomoCorpus(args.file, { count: 0, random, speakers: true });
+      nextText = repeatedTexts(turns, random);
+      corpus = undefined;
+    } else {
+      nextText = () => (corpus as DistinctCorpus).next();
+    }
+  }
   const adminUrl = new URL(args['database-url']);
   const url = new URL(scratchUrls(args['database-url'], DB).owner);
   const embedder = new HashingEmbedder();
@@ -100,6 +136,8 @@ async function main(): Promise<void> {
   let tenant = '';
   let minds: { id: string; size: number; measured: boolean }[] = [];
   let buildSeconds = NaN;
+  /** Just loaded: the migrations' vector index was built on an empty table, so it is rebuilt whatever its kind. */
+  let fresh = false;
   if (args.reuse) {
     try {
       await db.connect();
@@ -134,50 +172,77 @@ async function main(): Promise<void> {
     minds = mindSizes.map((size) => ({ id: randomUUID(), size, measured: true }));
     for (let left = rows - mindSizes.reduce((a, b) => a + b, 0); left > 0; left -= 10_000) minds.push({ id: randomUUID(), size: Math.min(10_000, left), measured: false });
     for (const [i, m] of minds.entries()) await db.query('insert into minds (tenant_id, id, name) values ($1, $2, $3)', [tenant, m.id, `mind ${i}`]);
-    await load(db, tenant, minds, turns, random, embedder);
-    const built = Date.now();
-    await db.query(`set maintenance_work_mem = '1GB'`);
-    await db.query('drop index memories_embedding_idx');
-    await db.query(`create index memories_embedding_idx on memories using ivfflat (embedding vector_cosine_ops) with (lists = ${lists})`);
-    await db.query('analyze memories');
-    buildSeconds = (Date.now() - built) / 1000;
-    process.stderr.write(`ivfflat lists=${lists} built in ${buildSeconds.toFixed(1)} s\n`);
+    await load(db, tenant, minds, nextText, random, embedder);
+    fresh = true;
+    if (corpus) process.stderr.write(`corpus distinct: ${JSON.stringify(corpus.stats())} (every text distinct in its embedder tokens)\n`);
   }
 
-  const queries = queryTexts.map((q) => vectorLiteral(embedder.embedOne(q)));
-  const nearestIn = (mind: string, v: string, probes: number | null) => nearest(db, tenant, mind, v, probes);
+  const queries = queryList.map((q) => vectorLiteral(embedder.embedOne(q.text)));
+  const nearestIn = (mind: string, v: string, probes: number | null, method: 'ivfflat' | 'hnsw' = 'ivfflat') => nearest(db, tenant, mind, v, probes, method);
+  /** Makes `memories_embedding_idx` an index of `method`, unless it is one already. @returns the build's seconds (NaN when kept) */
+  const ensureIndex = async (method: 'ivfflat' | 'hnsw'): Promise<number> => {
+    const { rows: defs } = await db.query<{ def: string }>(`select indexdef as def from pg_indexes where indexname = 'memories_embedding_idx'`);
+    if (!fresh && defs[0]?.def.includes(`USING ${method}`)) return NaN;
+    fresh = false;
+    const built = Date.now();
+    await db.query(`set maintenance_work_mem = '1GB'`);
+    await db.query('drop index if exists memories_embedding_idx');
+    await db.query(
+      method === 'ivfflat'
+        ? `create index memories_embedding_idx on memories using ivfflat (embedding vector_cosine_ops) with (lists = ${lists})`
+        : `create index memories_embedding_idx on memories using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = 64)`,
+    );
+    await db.query('analyze memories');
+    const seconds = (Date.now() - built) / 1000;
+    process.stderr.write(`${method}${method === 'ivfflat' ? ` lists=${lists}` : ' m=16 ef_construction=64'} built in ${seconds.toFixed(1)} s\n`);
+    return seconds;
+  };
+  const kinds = [...new Set(queryList.map((q) => q.kind))];
 
   const results: Record<string, unknown>[] = [];
+  const builds: Record<string, number> = {};
   const line = (cells: (string | number)[]) => process.stdout.write(`${cells.map((c) => String(c).padStart(12)).join('')}\n`);
-  line(['mind size', 'scan', 'probes', 'recall@10', 'p50 ms', 'p95 ms']);
-  for (const mind of minds.filter((m) => m.measured)) {
-    // Warm both paths once.
-    await nearestIn(mind.id, queries[0] as string, null);
-    await nearestIn(mind.id, queries[0] as string, probesList[0] as number);
-    const exact: number[][] = [];
-    const exactMs: number[] = [];
-    for (const v of queries) {
-      const r = await nearestIn(mind.id, v, null);
-      exact.push(r.distances);
-      exactMs.push(r.ms);
-    }
-    line([mind.size, 'exact', '-', '1.000', percentile(exactMs, 50).toFixed(2), percentile(exactMs, 95).toFixed(2)]);
-    results.push({ mind_size: mind.size, scan: 'exact', recall_at_10: 1, p50_ms: percentile(exactMs, 50), p95_ms: percentile(exactMs, 95) });
-    for (const probes of probesList) {
-      const recalls: number[] = [];
-      const ms: number[] = [];
-      for (const [i, v] of queries.entries()) {
-        const r = await nearestIn(mind.id, v, probes);
-        const truth = exact[i] as number[];
-        if (truth.length > 0) recalls.push(tiedRecall(r.distances, truth[truth.length - 1] as number, truth.length));
-        ms.push(r.ms);
+  const header = ['mind size', 'scan', 'probes/ef', 'recall@10', ...(kinds.length > 1 ? kinds.map((k) => `r@10 ${k.slice(0, 6)}`) : []), 'p50 ms', 'p95 ms'];
+  const exact = new Map<string, number[][]>();
+  for (const method of indexes as ('ivfflat' | 'hnsw')[]) {
+    builds[method] = await ensureIndex(method);
+    if (method === 'ivfflat' && !Number.isNaN(builds[method] as number)) buildSeconds = builds[method] as number;
+    line(header);
+    for (const mind of minds.filter((m) => m.measured)) {
+      // Warm both paths once.
+      await nearestIn(mind.id, queries[0] as string, null);
+      await nearestIn(mind.id, queries[0] as string, method === 'ivfflat' ? (probesList[0] as number) : (efList[0] as number), method);
+      if (!exact.has(mind.id)) {
+        const truth: number[][] = [];
+        const exactMs: number[] = [];
+        for (const v of queries) {
+          const r = await nearestIn(mind.id, v, null);
+          truth.push(r.distances);
+          exactMs.push(r.ms);
+        }
+        exact.set(mind.id, truth);
+        line([mind.size, 'exact', '-', '1.000', ...(kinds.length > 1 ? kinds.map(() => '1.000') : []), percentile(exactMs, 50).toFixed(2), percentile(exactMs, 95).toFixed(2)]);
+        results.push({ mind_size: mind.size, scan: 'exact', recall_at_10: 1, p50_ms: percentile(exactMs, 50), p95_ms: percentile(exactMs, 95) });
       }
-      line([mind.size, 'ivfflat', probes, mean(recalls).toFixed(3), percentile(ms, 50).toFixed(2), percentile(ms, 95).toFixed(2)]);
-      results.push({ mind_size: mind.size, scan: 'ivfflat', probes, recall_at_10: mean(recalls), p50_ms: percentile(ms, 50), p95_ms: percentile(ms, 95) });
+      const truth = exact.get(mind.id) as number[][];
+      for (const setting of method === 'ivfflat' ? probesList : efList) {
+        const recalls: { kind: string; r: number }[] = [];
+        const ms: number[] = [];
+        for (const [i, v] of queries.entries()) {
+          const r = await nearestIn(mind.id, v, setting, method);
+          const t = truth[i] as number[];
+          if (t.length > 0) recalls.push({ kind: (queryList[i] as CorpusQuery).kind, r: tiedRecall(r.distances, t[t.length - 1] as number, t.length) });
+          ms.push(r.ms);
+        }
+        const byKind = Object.fromEntries(kinds.map((k) => [k, mean(recalls.filter((x) => x.kind === k).map((x) => x.r))]));
+        const all = mean(recalls.map((x) => x.r));
+        line([mind.size, method, setting, all.toFixed(3), ...(kinds.length > 1 ? kinds.map((k) => (byKind[k] as number).toFixed(3)) : []), percentile(ms, 50).toFixed(2), percentile(ms, 95).toFixed(2)]);
+        results.push({ mind_size: mind.size, scan: method, [method === 'ivfflat' ? 'probes' : 'ef_search']: setting, recall_at_10: all, recall_by_kind: byKind, p50_ms: percentile(ms, 50), p95_ms: percentile(ms, 95) });
+      }
     }
   }
   await db.end();
-  const report = { rows, lists, build_seconds: buildSeconds, queries: queries.length, embedder: embedder.model, results };
+  const report = { corpus: args.corpus, corpus_stats: corpus?.stats(), rows, lists, build_seconds: buildSeconds, index_build_seconds: builds, queries: queries.length, embedder: embedder.model, results };
   if (args.json) await writeFile(args.json, `${JSON.stringify(report, null, 2)}\n`);
 }
 

@@ -52,7 +52,7 @@ export async function scratchDatabase(adminUrl: string, ownerUrl: string, dbName
  */
 export async function seedMemories(
   db: Client,
-  o: { ownerUrl: string; dbName: string; tenants: Tenant[]; perTenant: number; turns: string[]; random: () => number },
+  o: { ownerUrl: string; dbName: string; tenants: Tenant[]; perTenant: number; nextText: () => string; random: () => number },
 ): Promise<Record<string, number>> {
   const seconds: Record<string, number> = {};
   // Secondary indexes are built once the rows are in (a bulk build is many times faster than
@@ -61,7 +61,7 @@ export async function seedMemories(
     select i.relname as name, pg_get_indexdef(i.oid) as def from pg_index x join pg_class i on i.oid = x.indexrelid
     where x.indrelid = 'memories'::regclass and not x.indisunique and i.relname <> 'memories_embedding_idx'`);
   for (const i of indexes) await db.query(`drop index ${i.name}`);
-  seconds.load_seconds = await load(o.ownerUrl, o.tenants, o.perTenant, o.turns, o.random);
+  seconds.load_seconds = await load(o.ownerUrl, o.tenants, o.perTenant, o.nextText, o.random);
   let t0 = Date.now();
   await db.query(`set maintenance_work_mem = '1GB'`);
   for (const i of indexes) await db.query(i.def);
@@ -85,8 +85,9 @@ export async function seedMemories(
 /**
  * Inserts `perTenant` memories into each tenant's mind, batch by batch, the next batch embedded
  * while the last one is written. Keys are `t<tenant>_m<n>`, so an answer shows whose memory it is.
+ * Texts come from `nextText` (bench/corpus.ts), the other attributes from `random`.
  */
-async function load(url: string, tenants: Tenant[], perTenant: number, turns: string[], random: () => number): Promise<number> {
+async function load(url: string, tenants: Tenant[], perTenant: number, nextText: () => string, random: () => number): Promise<number> {
   const embedder = new HashingEmbedder();
   // Two writers: PostgreSQL parses vectors and fills the table on both cores while this process embeds.
   const writers = [new Client({ connectionString: url }), new Client({ connectionString: url })];
@@ -103,8 +104,7 @@ async function load(url: string, tenants: Tenant[], perTenant: number, turns: st
     for (let i = at; i < Math.min(total, at + BATCH); i++) {
       const t = tenants[Math.floor(i / perTenant)] as Tenant;
       const n = i % perTenant;
-      const start = Math.floor(random() * turns.length);
-      const text = turns.slice(start, start + 1 + Math.floor(random() * 2)).join('\n');
+      const text = nextText();
       const ageDays = 1 + random() * 729;
       // Uses per day so that tiers come out about 10 % hot, 20 % warm, 30 % cold, 40 % archive.
       const u = random();

@@ -6,12 +6,16 @@
  *   npm run bench:scale -- --file ../shared/bench-data/locomo-dev.json --memories 1000000
  *   npm run bench:scale -- --file ../shared/bench-data/locomo-dev.json --tenants 1000 --per-tenant 1000
  *     [--seconds 15] [--connections 4] [--write-connections 16] [--queries 500] [--ann-queries 100]
+ *     [--corpus distinct|repeated] [--corpus-seed 16001]
  *     [--sweeps] [--reuse] [--only search,vector,recall,write,ann|seed-only] [--profile DIR] [--json out.json]
  *     [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--port 3950]
  *
- * Seeds a scratch database `engram_bench_scale_<shape>` (dropped and re-created unless `--reuse`
- * finds it seeded) with batched set-based inserts as the owner: texts are one or two LoCoMo turns
- * (deterministic), embedded with the default local embedder, in sessions of 20 turns (temporal
+ * Seeds a scratch database `engram_bench_scale_<shape>_distinct` (`engram_bench_scale_<shape>`
+ * for `--corpus repeated`; dropped and re-created unless `--reuse` finds it seeded) with batched
+ * set-based inserts as the owner: texts are bench/corpus.ts's `--corpus`, `distinct` by default
+ * (no text repeated: recombined LoCoMo sentences with names, numbers, dates and words varied) or
+ * `repeated` (one or two consecutive LoCoMo turns, each turn ~180 times in a million: issue 7's),
+ * deterministic, embedded with the default local embedder, in sessions of 20 turns (temporal
  * context and position), with tags, categories, ages over two years and access counts, so that
  * search, filters, neighbours and the sweeps have real work. Tenants and their users are made
  * through the API (`POST /v1/auth/register`), memories straight into the tables; then the ivfflat
@@ -22,7 +26,8 @@
  * request (`POST /v1/memory`, new keys) and 50 a request (`POST /v1/memory/batch`); hybrid search,
  * with and without filters; vector-only search (`mode=vector`); recall with a question and a
  * token budget; the API's CPU and memory (pidusage, sampled every 250 ms); ANN recall@10 of the
- * index against exact search (the statements search runs); and with `--sweeps`, the forgetting
+ * index against exact search (the statements search runs; queries: the distinct corpus's, half
+ * LoCoMo questions and half held-out memory-like texts); and with `--sweeps`, the forgetting
  * and tiering sweeps' memories per second (they change the data: run them last, or on a copy).
  * Every search answer is checked to hold only the asking tenant's memories.
  *
@@ -45,6 +50,7 @@ import { ownItems, phase, type Load, type Phase } from './scale-phase';
 import { topFunctions } from './scale-profile';
 import { CATEGORIES, TAGS, scratchDatabase, seedMemories } from './scale-seed';
 import { runSweeps } from './scale-sweeps';
+import { CORPORA, DistinctCorpus, readCorpusSource, repeatedTexts, type CorpusKind } from './corpus';
 import { failure, locomoCorpus, prng, scratchUrls } from './support';
 
 const { values: args } = parseArgs({
@@ -60,6 +66,9 @@ const { values: args } = parseArgs({
     queries: { type: 'string', default: '500' },
     /** Questions for ANN recall (each also runs an exact scan of the mind: ~5 s at a million). */
     'ann-queries': { type: 'string', default: '100' },
+    /** The seeded texts: `distinct` (no text repeated) or `repeated` (issue 7's LoCoMo turns, ~180 times each at a million). */
+    corpus: { type: 'string', default: 'distinct' },
+    'corpus-seed': { type: 'string', default: '16001' },
     sweeps: { type: 'boolean', default: false },
     reuse: { type: 'boolean', default: false },
     only: { type: 'string' },
@@ -80,10 +89,15 @@ async function main(): Promise<void> {
   const perTenant = many ? Number(args['per-tenant']) : Number(args.memories ?? '10000');
   if (!(tenantCount >= 1 && perTenant >= 1)) fail('--memories, --tenants and --per-tenant take positive numbers');
   const shape = many ? `t${tenantCount}x${perTenant}` : `m${perTenant}`;
-  const dbName = `engram_bench_scale_${shape}`;
+  if (!CORPORA.includes(args.corpus as CorpusKind)) fail(`--corpus takes ${CORPORA.join(' or ')}`);
+  const corpusKind = args.corpus as CorpusKind;
+  const dbName = `engram_bench_scale_${shape}${corpusKind === 'repeated' ? '' : `_${corpusKind}`}`;
 
   const random = prng(20261130);
   const { turns, queries } = await locomoCorpus(args.file, { count: Number(args.queries), random, speakers: true });
+  const corpus = new DistinctCorpus(await readCorpusSource(args.file), { seed: Number(args['corpus-seed']), speakers: true });
+  // The repeated corpus draws from the seeding's `random`, as issue 7's runs did.
+  const nextText = corpusKind === 'repeated' ? repeatedTexts(turns, random) : () => corpus.next();
   const urls = scratchUrls(args['database-url'], dbName);
 
   const seeded = await scratchDatabase(args['database-url'], urls.owner, dbName, tenantCount * perTenant, args.reuse);
@@ -100,7 +114,13 @@ async function main(): Promise<void> {
 
   let seed: Record<string, number> = {};
   if (!seeded) {
-    seed = await seedMemories(db, { ownerUrl: urls.owner, dbName, tenants, perTenant, turns, random });
+    seed = await seedMemories(db, { ownerUrl: urls.owner, dbName, tenants, perTenant, nextText, random });
+    if (corpusKind === 'distinct') {
+      const stats = corpus.stats();
+      seed.distinct_texts = stats.texts;
+      seed.redraws = stats.redraws;
+      log(`distinct corpus: ${stats.texts} texts, all distinct in their embedder tokens (${stats.redraws} repeats drawn again)`);
+    }
     // A fresh process: nothing cached from the seeding (sizes, statistics).
     child.kill('SIGTERM');
     await once(child, 'exit');
@@ -150,7 +170,8 @@ async function main(): Promise<void> {
   let ann: Awaited<ReturnType<typeof annRecall>> | undefined;
   if (want('ann')) {
     const big = tenants[0] as Tenant;
-    ann = await annRecall(db, { tenantId: big.id, mindId: big.mindId, queries: queries.slice(0, Number(args['ann-queries'])), probes: DEFAULT_LIFECYCLE.retrieval.probes, exactBelow: DEFAULT_LIFECYCLE.retrieval.exact_scan_below });
+    const annQueries = corpus.queries(Number(args['ann-queries'])).map((x) => x.text);
+    ann = await annRecall(db, { tenantId: big.id, mindId: big.mindId, queries: annQueries, probes: DEFAULT_LIFECYCLE.retrieval.probes, exactBelow: DEFAULT_LIFECYCLE.retrieval.exact_scan_below });
     log(`ann: ${JSON.stringify(ann)}`);
   }
 
@@ -165,7 +186,7 @@ async function main(): Promise<void> {
     sweeps = await runSweeps(urls.app, tenants, now[0]?.n ?? 0);
   }
 
-  const out = { shape, profile: hot, tenants: tenantCount, per_tenant: perTenant, connections: Number(args.connections), seconds: Number(args.seconds), date: new Date().toISOString(), sizes, seed, phases, ann, sweeps };
+  const out = { shape, corpus: corpusKind, profile: hot, tenants: tenantCount, per_tenant: perTenant, connections: Number(args.connections), seconds: Number(args.seconds), date: new Date().toISOString(), sizes, seed, phases, ann, sweeps };
   process.stdout.write(`\n${shape}: ${sizes.memories} memories; table ${(sizes.table_bytes / 1048576).toFixed(0)} MB, ivfflat ${(sizes.vector_index_bytes / 1048576).toFixed(0)} MB, text index ${(sizes.text_index_bytes / 1048576).toFixed(0)} MB; ${args.connections} connections, ${args.seconds} s a phase\n`);
   process.stdout.write('| phase | clients | requests | errors | foreign | req/s | memories/s | p50 ms | p95 ms | p99 ms | API CPU % | API RSS MB |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n');
   for (const p of phases) process.stdout.write(`| ${p.phase} | ${p.connections} | ${p.requests} | ${p.errors} | ${p.foreign} | ${p.rps} | ${p.phase.startsWith('keyed') ? p.memories_per_s : '-'} | ${p.p50_ms} | ${p.p95_ms} | ${p.p99_ms} | ${p.api_cpu_pct} | ${p.api_rss_mb} |\n`);
