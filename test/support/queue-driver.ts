@@ -1,25 +1,32 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import { FanOutJob } from '@engram/jobs';
-import { JobName, QUEUE_NAMES, QueueName, tenantJobId } from '@engram/queues';
+import { JobName, QUEUE_NAMES, QueueConnections, QueueName, queuePrefix, tenantJobId, type RedisConfig } from '@engram/queues';
 import { TEST_REDIS_URL } from './env';
 
 /**
  * A test's handle on a worker's queues under `prefix`: it enqueues fan-outs and waits for them,
- * and removes every key of the prefix when closed.
+ * and removes every key of the prefix when closed. On TEST_REDIS_URL, or on the Redis (or Redis
+ * Cluster) a config names, through the service's own connection factory and queue prefixes.
  */
 export class QueueDriver {
   readonly queues = new Map<QueueName, Queue>();
   private readonly events = new Map<QueueName, QueueEvents>();
 
-  private constructor(private readonly prefix: string) {}
+  private constructor(private readonly connections: QueueConnections) {}
 
-  /** Opens every queue of QUEUE_NAMES and its event stream (ready before it returns). */
-  static async open(prefix: string): Promise<QueueDriver> {
-    const d = new QueueDriver(prefix);
+  /**
+   * Opens every queue of QUEUE_NAMES and its event stream (ready before it returns).
+   * @param prefix the worker's QUEUE_PREFIX
+   * @param redis the worker's REDIS_URL and REDIS_CLUSTER (default: TEST_REDIS_URL, one node)
+   */
+  static async open(prefix: string, redis: RedisConfig = { REDIS_URL: TEST_REDIS_URL, REDIS_CLUSTER: false }): Promise<QueueDriver> {
+    // maxRetriesPerRequest null: the event streams block (BullMQ asks it of a cluster handed to it).
+    const d = new QueueDriver(new QueueConnections(redis, { maxRetriesPerRequest: null }));
     for (const name of QUEUE_NAMES) {
-      d.queues.set(name, new Queue(name, { connection: { url: TEST_REDIS_URL }, prefix }));
-      const e = new QueueEvents(name, { connection: { url: TEST_REDIS_URL }, prefix: d.prefix });
+      const config = { QUEUE_PREFIX: prefix, REDIS_CLUSTER: redis.REDIS_CLUSTER };
+      d.queues.set(name, new Queue(name, { connection: d.connections.connection(), prefix: queuePrefix(config, name) }));
+      const e = new QueueEvents(name, { connection: d.connections.connection(), prefix: queuePrefix(config, name) });
       await e.waitUntilReady();
       d.events.set(name, e);
     }
@@ -60,5 +67,6 @@ export class QueueDriver {
       await q.close();
     }
     for (const e of this.events.values()) await e.close();
+    await this.connections.close();
   }
 }

@@ -3,7 +3,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { FanOutJob, JobRegistry, type JobReport } from '@engram/jobs';
 import { EngramMetrics } from '@engram/metrics';
-import { JOB_OPTIONS, JobName, QUEUE_JOBS, QUEUE_NAMES, QueueName, currentJobName, scheduleIntervals, tenantJobId, type TenantPayload } from '@engram/queues';
+import { JOB_OPTIONS, JobName, QUEUE_JOBS, QUEUE_NAMES, QueueName, currentJobName, queuePrefix, scheduleIntervals, tenantJobId, type TenantPayload } from '@engram/queues';
 import { RedisConnection } from './redis.provider';
 
 /**
@@ -33,11 +33,11 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
 
   async onApplicationBootstrap(): Promise<void> {
     const intervals = scheduleIntervals(this.config);
-    // Each queue and worker opens (and on close, closes) its own connections from these options:
-    // a client shared with them would be closed under a worker still finishing its jobs.
-    const connection = { ...this.redis.client.options, lazyConnect: false };
+    // Each queue and worker has its own connection (RedisConnection.connection): a client shared
+    // with them would be closed under a worker still finishing its jobs.
     for (const name of QUEUE_NAMES) {
-      const queue = new Queue(name, { connection, prefix: this.config.QUEUE_PREFIX, defaultJobOptions: JOB_OPTIONS });
+      const prefix = queuePrefix(this.config, name);
+      const queue = new Queue(name, { connection: this.redis.connection(), prefix, defaultJobOptions: JOB_OPTIONS });
       queue.on('error', (error) => this.logger.warn(`${name} queue: ${error.message}`));
       this.queues.set(name, queue);
       const schedulerId = `${name}-every`;
@@ -52,8 +52,8 @@ export class QueueWorkers implements OnApplicationBootstrap, BeforeApplicationSh
         await queue.removeJobScheduler(schedulerId);
       }
       const worker = new Worker(name, (job) => this.process(name, job), {
-        connection,
-        prefix: this.config.QUEUE_PREFIX,
+        connection: this.redis.connection(),
+        prefix,
         concurrency: this.config.WORKER_CONCURRENCY,
         lockDuration: this.config.WORKER_LOCK_MS,
         stalledInterval: Math.max(1000, Math.floor(this.config.WORKER_LOCK_MS / 2)),

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown, t
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { EngramMetrics } from '@engram/metrics';
-import { WEBHOOK_QUEUE, WebhookJobName, type WebhookDeliveryPayload } from '@engram/queues';
+import { WEBHOOK_QUEUE, WebhookJobName, queuePrefix, type WebhookDeliveryPayload } from '@engram/queues';
 import { WebhookDeliverer, WebhookDispatch, type AttemptOutcome } from '@engram/services';
 import { RedisConnection } from './redis.provider';
 
@@ -33,9 +33,9 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    // Connections of their own, from these options (see QueueWorkers).
-    const connection = { ...this.redis.client.options, lazyConnect: false };
-    const queue = new Queue(WEBHOOK_QUEUE, { connection, prefix: this.config.QUEUE_PREFIX });
+    // Connections of their own (see QueueWorkers).
+    const prefix = queuePrefix(this.config, WEBHOOK_QUEUE);
+    const queue = new Queue(WEBHOOK_QUEUE, { connection: this.redis.connection(), prefix });
     queue.on('error', (error) => this.logger.warn(`${WEBHOOK_QUEUE} queue: ${error.message}`));
     this.queue = queue;
     const every = this.config.WEBHOOK_DISPATCH_INTERVAL_MS;
@@ -48,8 +48,8 @@ export class WebhookWorker implements OnApplicationBootstrap, BeforeApplicationS
       await queue.removeJobScheduler(SWEEP_SCHEDULER);
     }
     const worker = new Worker(WEBHOOK_QUEUE, (job) => this.process(job), {
-      connection,
-      prefix: this.config.QUEUE_PREFIX,
+      connection: this.redis.connection(),
+      prefix,
       concurrency: this.config.WORKER_CONCURRENCY,
       lockDuration: this.config.WORKER_LOCK_MS,
       stalledInterval: Math.max(1000, Math.floor(this.config.WORKER_LOCK_MS / 2)),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseRedisUrl } from './redis-url';
 
 /** Accepts "true"/"false"/"1"/"0" from the environment; anything else is a config error. */
 const envBoolean = z
@@ -28,11 +29,21 @@ export const configSchema = z
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
     /** Where embedded mode keeps its database and generated secrets. */
     ENGRAM_DATA_DIR: z.string().min(1).default('./data'),
-    /** Redis for BullMQ. Unset: background work runs in-process (embedded mode). */
+    /**
+     * Redis for BullMQ and the shared rate limits. Unset: background work runs in-process
+     * (embedded mode). With REDIS_CLUSTER: one or more comma-separated URLs of the cluster's
+     * nodes (seeds; the client discovers the others). Checked by parseRedisUrl (superRefine).
+     */
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
       .optional(),
+    /**
+     * REDIS_URL names a Redis Cluster (cluster mode enabled: ElastiCache, Memorystore cluster,
+     * `redis-server --cluster-enabled yes`): clients are ioredis Clusters, and each queue's
+     * BullMQ prefix becomes a hash tag of its own (libs/queues queuePrefix).
+     */
+    REDIS_CLUSTER: envBoolean.default(false),
     /** HS256 secret for user JWTs, at least 32 characters. Embedded mode generates and keeps one. */
     JWT_SECRET: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
     /** Set by loadConfig, not by the environment: whether this process signs JWTs (the API does, the worker not). */
@@ -66,7 +77,11 @@ export const configSchema = z
     EMBEDDINGS_SEND_DIMENSIONS: envBoolean.default(true),
     /** How long a write or search waits for an embedding (ms): then the memory is stored pending, the search uses full text alone. */
     EMBEDDINGS_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
-    /** Prefix of every BullMQ key in Redis: deployments (or tests) sharing a Redis keep apart by it. */
+    /**
+     * Prefix of every BullMQ key in Redis: deployments (or tests) sharing a Redis keep apart by
+     * it. On one Redis, keys are `<prefix>:<queue>:…`; with REDIS_CLUSTER, `{<prefix>:<queue>}:<queue>:…`
+     * (a hash tag per queue, libs/queues queuePrefix). The braces are added, never written here.
+     */
     QUEUE_PREFIX: z.string().regex(/^[a-z0-9_-]{1,64}$/, { message: 'must be 1-64 of a-z, 0-9, _ and -' }).default('engram'),
     /** Jobs one worker runs at once, per queue. */
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
@@ -129,6 +144,7 @@ export const configSchema = z
       .optional(),
   })
   .superRefine((env, ctx) => {
+    checkRedis(env, ctx);
     // Only the API signs tokens: the worker (loadConfig with issuesTokens false) does without.
     if (env.ENGRAM_ISSUES_TOKENS && env.NODE_ENV === 'production' && env.DATABASE_URL && !env.JWT_SECRET) {
       ctx.addIssue({
@@ -140,3 +156,25 @@ export const configSchema = z
   });
 
 export type AppConfig = z.infer<typeof configSchema>;
+
+/** REDIS_URL parses; several nodes only with REDIS_CLUSTER; a cluster has database 0 only. */
+function checkRedis(env: { REDIS_URL?: string; REDIS_CLUSTER: boolean }, ctx: z.RefinementCtx): void {
+  if (!env.REDIS_URL) {
+    if (env.REDIS_CLUSTER) ctx.addIssue({ code: 'custom', path: ['REDIS_CLUSTER'], message: 'needs REDIS_URL naming one or more of the cluster\'s nodes (comma-separated redis:// URLs)' });
+    return;
+  }
+  let nodes: number;
+  let db: number;
+  try {
+    ({ nodes: { length: nodes }, db } = parseRedisUrl(env.REDIS_URL));
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: (error as Error).message });
+    return;
+  }
+  if (nodes > 1 && !env.REDIS_CLUSTER) {
+    ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: `names ${nodes} nodes: a list of nodes is for a Redis Cluster (set REDIS_CLUSTER=true); a single Redis takes one URL` });
+  }
+  if (env.REDIS_CLUSTER && db !== 0) {
+    ctx.addIssue({ code: 'custom', path: ['REDIS_URL'], message: `names database ${db}: a Redis Cluster has database 0 only (drop the /${db})` });
+  }
+}

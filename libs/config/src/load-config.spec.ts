@@ -34,3 +34,41 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/engram', ENGRAM_ISSUES_TOKENS: 'false' })).toThrow(/JWT_SECRET/);
   });
 });
+
+describe('loadConfig: Redis and Redis Cluster', () => {
+  const problems = (env: Record<string, string>): string[] => {
+    try {
+      loadConfig(env);
+    } catch (error) {
+      return (error as ConfigError).problems;
+    }
+    return [];
+  };
+
+  it('takes one URL for a single Redis, REDIS_CLUSTER off by default', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://r:6379/2' })).toMatchObject({ REDIS_URL: 'redis://r:6379/2', REDIS_CLUSTER: false });
+  });
+
+  it('takes one or more seed URLs with REDIS_CLUSTER=true', () => {
+    expect(loadConfig({ REDIS_CLUSTER: 'true', REDIS_URL: 'rediss://u:p@a:7000, rediss://u:p@b:7001' }).REDIS_CLUSTER).toBe(true);
+    expect(loadConfig({ REDIS_CLUSTER: 'true', REDIS_URL: 'redis://cfg.example.cache.amazonaws.com:6379' }).REDIS_CLUSTER).toBe(true);
+  });
+
+  it('refuses a list of nodes without REDIS_CLUSTER, and says to set it', () => {
+    expect(problems({ REDIS_URL: 'redis://a:7000,redis://b:7001' })).toEqual([expect.stringMatching(/^REDIS_URL: names 2 nodes: .*REDIS_CLUSTER=true/)]);
+  });
+
+  it('refuses REDIS_CLUSTER without REDIS_URL, a database other than 0 on a cluster, and mixed lists', () => {
+    expect(problems({ REDIS_CLUSTER: 'true' })).toEqual([expect.stringMatching(/^REDIS_CLUSTER: needs REDIS_URL/)]);
+    expect(problems({ REDIS_CLUSTER: 'true', REDIS_URL: 'redis://a:7000/3' })).toEqual([expect.stringMatching(/^REDIS_URL: names database 3: a Redis Cluster has database 0 only/)]);
+    expect(problems({ REDIS_CLUSTER: 'true', REDIS_URL: 'redis://a:7000,rediss://b:7001' })).toEqual([expect.stringMatching(/mixes redis:\/\/ and rediss:\/\//)]);
+    expect(problems({ REDIS_CLUSTER: 'true', REDIS_URL: 'redis://:one@a:7000,redis://:two@b:7001' })).toEqual([expect.stringMatching(/same credentials/)]);
+    expect(problems({ REDIS_CLUSTER: 'yes', REDIS_URL: 'redis://a:7000' })).toEqual([expect.stringMatching(/^REDIS_CLUSTER: must be true or false/)]);
+  });
+
+  it('never repeats a password in a message', () => {
+    const [message] = problems({ REDIS_CLUSTER: 'true', REDIS_URL: 'redis://:s3cret@a:7000,redis://:s3cret@b:x' });
+    expect(message).toMatch(/^REDIS_URL: /);
+    expect(message).not.toContain('s3cret');
+  });
+});

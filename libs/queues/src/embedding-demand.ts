@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
-import { JOB_OPTIONS, JobName, QueueName, type TenantPayload } from './queues';
+import { JOB_OPTIONS, JobName, QueueName, queuePrefix, type TenantPayload } from './queues';
+import { QueueConnections } from './redis-connections';
 
 /** Demands of one tenant within this window (ms) make one job: a burst of writes embeds once. */
 export const EMBEDDING_DEMAND_WINDOW_MS = 1000;
@@ -24,15 +25,14 @@ export function embeddingDemandJobId(tenantId: string, at: Date): string {
 export class EmbeddingDemand implements OnApplicationShutdown {
   private readonly logger = new Logger('EmbeddingDemand');
   private readonly queue: Queue | undefined;
+  private readonly connections: QueueConnections | undefined;
   private lastWarning = 0;
 
   constructor(@Optional() @Inject(APP_CONFIG) config?: AppConfig) {
     if (!config?.REDIS_URL) return;
     // Fail fast while Redis is away (no offline queue, few retries): a write must not wait on it.
-    this.queue = new Queue(QueueName.Embedding, {
-      connection: { url: config.REDIS_URL, enableOfflineQueue: false, maxRetriesPerRequest: 1 },
-      prefix: config.QUEUE_PREFIX,
-    });
+    this.connections = new QueueConnections(config, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    this.queue = new Queue(QueueName.Embedding, { connection: this.connections.connection(), prefix: queuePrefix(config, QueueName.Embedding) });
     this.queue.on('error', (error) => this.warn(error));
   }
 
@@ -59,6 +59,7 @@ export class EmbeddingDemand implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.queue?.close().catch(() => undefined);
+    await this.connections?.close();
   }
 
   private warn(error: unknown): void {

@@ -1,3 +1,4 @@
 export * from './queues';
 export * from './embedding-demand';
 export * from './webhooks';
+export * from './redis-connections';

@@ -28,6 +28,23 @@ export const WEBHOOK_QUEUE = 'webhooks';
 export const ALL_QUEUE_NAMES: readonly string[] = [...QUEUE_NAMES, WEBHOOK_QUEUE];
 
 /**
+ * The BullMQ `prefix` of queue `name` (every Queue, Worker and QueueEvents of it must use this).
+ *
+ * One Redis: QUEUE_PREFIX as it is, keys `engram:tiering:wait`, … (unchanged since the first
+ * release, so existing deployments keep their jobs and schedulers).
+ *
+ * A Redis Cluster (REDIS_CLUSTER): BullMQ's Lua scripts touch several keys of a queue at once,
+ * which a cluster allows only within one hash slot, so the prefix is a hash tag
+ * (docs.bullmq.io "Redis Cluster"): `{engram:tiering}`, keys `{engram:tiering}:tiering:wait`.
+ * One tag per queue, not one for all: each queue's keys share a slot, and the queues spread
+ * over the masters instead of loading one. No BullMQ call of Engram spans two queues (a fan-out
+ * enqueues into its own queue; no flows), so nothing needs two queues in one slot.
+ */
+export function queuePrefix(config: Pick<AppConfig, 'QUEUE_PREFIX' | 'REDIS_CLUSTER'>, name: string): string {
+  return config.REDIS_CLUSTER ? `{${config.QUEUE_PREFIX}:${name}}` : config.QUEUE_PREFIX;
+}
+
+/**
  * The jobs, named after their classes in libs/jobs (twenty's habit: the job name is the class
  * name, so the dashboard, the logs and the code say the same). Every queue holds its scheduled
  * fan-out and the per-tenant job it enqueues.

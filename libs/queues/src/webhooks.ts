@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { Job, Queue, type JobsOptions } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
-import { WEBHOOK_QUEUE } from './queues';
+import { WEBHOOK_QUEUE, queuePrefix } from './queues';
+import { QueueConnections } from './redis-connections';
 
 /** The job names of the `webhooks` queue, named after what runs them (libs/services WebhookDeliverer, the worker's sweep). */
 export enum WebhookJobName {
@@ -50,15 +51,14 @@ export function webhookRetryDelayMs(config: Pick<AppConfig, 'WEBHOOK_BACKOFF_MS'
 export class WebhookQueue implements OnApplicationShutdown {
   private readonly logger = new Logger('WebhookQueue');
   readonly queue: Queue | undefined;
+  private readonly connections: QueueConnections | undefined;
   private lastWarning = 0;
 
   constructor(@Optional() @Inject(APP_CONFIG) private readonly config?: AppConfig) {
     if (!config?.REDIS_URL) return;
     // Fail fast while Redis is away (no offline queue, few retries): a write must not wait on it.
-    this.queue = new Queue(WEBHOOK_QUEUE, {
-      connection: { url: config.REDIS_URL, enableOfflineQueue: false, maxRetriesPerRequest: 1 },
-      prefix: config.QUEUE_PREFIX,
-    });
+    this.connections = new QueueConnections(config, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    this.queue = new Queue(WEBHOOK_QUEUE, { connection: this.connections.connection(), prefix: queuePrefix(config, WEBHOOK_QUEUE) });
     this.queue.on('error', (error) => this.warn(error));
   }
 
@@ -106,6 +106,7 @@ export class WebhookQueue implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.queue?.close().catch(() => undefined);
+    await this.connections?.close();
   }
 
   private warn(error: unknown): void {

@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
-import { APP_CONFIG, type AppConfig } from '@engram/config';
-import { ALL_QUEUE_NAMES } from '@engram/queues';
+import { APP_CONFIG, redisWhere, type AppConfig } from '@engram/config';
+import { ALL_QUEUE_NAMES, createRedisClient, queuePrefix, type RedisClient } from '@engram/queues';
 
 /** How long the dashboard waits for Redis to answer before it tells the operator it is down. */
 export const REDIS_CHECK_TIMEOUT_MS = 2_000;
@@ -18,7 +17,8 @@ export class RedisUnavailableError extends Error {}
  * no workers: the API never runs queued jobs). Nothing without `REDIS_URL` (embedded mode: the
  * work runs in-process and there are no queues).
  *
- * The queues share one Redis connection that this provider owns. It connects at start-up and
+ * The queues share one Redis connection that this provider owns (a Cluster with REDIS_CLUSTER:
+ * libs/queues createRedisClient; each queue under its own queuePrefix). It connects at start-up and
  * keeps reconnecting while Redis is down, so an API whose Redis is down still starts and serves
  * everything but the dashboard, which answers 503 until Redis is back ({@link ensureReachable}).
  *
@@ -40,19 +40,22 @@ export class RedisUnavailableError extends Error {}
 @Injectable()
 export class AdminQueues implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('AdminQueues');
-  private readonly connection?: Redis;
-  private readonly prefix: string;
+  private readonly connection?: RedisClient;
+  private readonly config: AppConfig;
+  // host:port only: REDIS_URL may hold a password.
+  private readonly where: string;
   private built: readonly Queue[] = [];
   private lastError?: Error;
   private readonly warned = new Map<string, { at: number; repeats: number }>();
   private closing = false;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.prefix = config.QUEUE_PREFIX;
+    this.config = config;
+    this.where = redisWhere(config.REDIS_URL);
     if (!config.REDIS_URL) return;
     // maxRetriesPerRequest: null is what BullMQ asks of its connections: commands wait for a
     // reconnect instead of failing after a few retries.
-    const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+    const connection = createRedisClient(config, { maxRetriesPerRequest: null });
     // Registered before the queues' own listeners: they see the error already recorded.
     connection.on('error', (error: Error) => {
       this.lastError = error;
@@ -72,7 +75,7 @@ export class AdminQueues implements BeforeApplicationShutdown, OnApplicationShut
     return this.connection !== undefined;
   }
 
-  /** One per name in ALL_QUEUE_NAMES (the sweep queues and `webhooks`), with QUEUE_PREFIX; empty until Redis was first reachable. */
+  /** One per name in ALL_QUEUE_NAMES (the sweep queues and `webhooks`), with queuePrefix; empty until Redis was first reachable. */
   get queues(): readonly Queue[] {
     return this.built;
   }
@@ -121,19 +124,13 @@ export class AdminQueues implements BeforeApplicationShutdown, OnApplicationShut
   }
 
   private queue(name: string): Queue {
-    const queue = new Queue(name, { connection: this.connection as Redis, prefix: this.prefix });
+    const queue = new Queue(name, { connection: this.connection as RedisClient, prefix: queuePrefix(this.config, name) });
     // Without a listener an 'error' event would throw. The connection's own errors come through
     // every queue too: they are logged once, by the connection's listener.
     queue.on('error', (error: Error) => {
       if (error !== this.lastError) this.warn(`${name} queue: ${error.message}`);
     });
     return queue;
-  }
-
-  // host:port only: REDIS_URL may hold a password.
-  private get where(): string {
-    const { host, port } = this.connection?.options ?? {};
-    return `${host ?? '?'}:${port ?? '?'}`;
   }
 
   private unavailable(cause: string): RedisUnavailableError {

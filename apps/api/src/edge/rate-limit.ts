@@ -2,8 +2,9 @@ import { Logger, type ExecutionContext, type OnModuleDestroy } from '@nestjs/com
 import { ThrottlerModule, ThrottlerStorageService, normalizeIp, type ThrottlerStorage } from '@nestjs/throttler';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type { Request } from 'express';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
+import { createRedisClient, type RedisClient } from '@engram/queues';
 import type { Principal } from '../auth/principal';
 
 /** The window of every limit: the limits are "per minute". */
@@ -48,18 +49,23 @@ function bucketOf(context: ExecutionContext, config: AppConfig): RateBucket {
 /**
  * Counts in Redis (shared by every API replica), failing open: while Redis does not answer,
  * requests pass unlimited rather than fail, and the outage is logged at most once a minute.
+ * Keys: `<QUEUE_PREFIX>:ratelimit:{<throttler>:<tracker>}:hits` and `…:blocked`. The two keys
+ * of one count are touched by one script; the storage's own hash tag (the braces) puts them
+ * in one slot, so the same keys work on a Redis Cluster (REDIS_CLUSTER).
  */
 export class FailOpenRedisStorage implements ThrottlerStorage, OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly inner: ThrottlerStorageRedisService;
   private lastWarning = 0;
 
-  constructor(url: string, prefix: string) {
+  /** @param config REDIS_URL (required), REDIS_CLUSTER and QUEUE_PREFIX */
+  constructor(config: Pick<AppConfig, 'REDIS_URL' | 'REDIS_CLUSTER' | 'QUEUE_PREFIX'>) {
     // No offline queue: a command while Redis is away fails at once instead of holding the request.
-    this.redis = new Redis(url, { keyPrefix: `${prefix}:ratelimit:`, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+    this.redis = createRedisClient(config, { keyPrefix: `${config.QUEUE_PREFIX}:ratelimit:`, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
     this.redis.on('error', (error: Error) => this.warn(`Redis for rate limits: ${error.message}`));
-    this.inner = new ThrottlerStorageRedisService(this.redis);
+    // It takes a Redis or a Cluster (one overload each, checked with instanceof at run time).
+    this.inner = new ThrottlerStorageRedisService(this.redis as Redis);
   }
 
   async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string) {
@@ -102,7 +108,7 @@ export const RateLimitModule = ThrottlerModule.forRootAsync({
         limit: (context: ExecutionContext) => bucketOf(context, config).limit,
       },
     ],
-    storage: config.REDIS_URL ? new FailOpenRedisStorage(config.REDIS_URL, config.QUEUE_PREFIX) : new ThrottlerStorageService(),
+    storage: config.REDIS_URL ? new FailOpenRedisStorage(config) : new ThrottlerStorageService(),
     skipIf: (context: ExecutionContext) => {
       if (context.getType() !== 'http') return true;
       const req = context.switchToHttp().getRequest<Request>();
