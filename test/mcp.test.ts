@@ -323,13 +323,124 @@ describe('MCP server at /mcp', () => {
     const badMessage = await call(client, 'append_messages', { conversation_id: 'c1', messages: [{ content: ' ' }] });
     expect(textOf(badMessage)).toBe('messages[0].content: must not be empty');
     const badConversation = await call(client, 'append_messages', { conversation_id: 'has space', messages: [{ content: 'hi' }] });
-    expect(textOf(badConversation)).toMatch(/^conversationId: must be 1 to 200 characters/);
+    // The tool's own argument name, not the REST path parameter's (conversationId).
+    expect(textOf(badConversation)).toMatch(/^conversation_id: must be 1 to 200 characters/);
+    const noChange = await call(client, 'update', { category: 'fact', key: 'k' });
+    expect(textOf(noChange)).toBe('arguments: must change at least one field');
     // Unknown arguments are refused (by the SDK's check of the tool's schema), not silently dropped.
     const unknownField = await call(client, 'remember', { category: 'fact', key: 'k', content: 'x', tag: ['misspelled'] });
     expect(unknownField).toMatchObject({ isError: true });
     expect(textOf(unknownField)).toContain('"tag"');
     const notAnId = await call(client, 'forget', { id: 'not-a-uuid' });
     expect(textOf(notAnId)).toBe('memory not found');
+  });
+
+  it("every error names the tool's own arguments: nothing, or a wrong type for each argument, is answered naming it", async () => {
+    const client = await connect(asAgent(c));
+    const { tools } = await client.listTools();
+    await call(client, 'remember', callFromSchema(tools.find((x) => x.name === 'remember')?.inputSchema as JsonSchema));
+    const wrong: unknown[] = [null, 5, 'x', true, [], {}];
+    const answered: string[] = [];
+    for (const tool of tools) {
+      const input = tool.inputSchema as JsonSchema;
+      const names = Object.keys(input.properties ?? {});
+      const full = callFromSchema(input);
+      const base = namesMemory(input) ? { category: full.category, key: full.key } : full;
+      const tries: Record<string, unknown>[] = [{}, ...names.flatMap((name) => wrong.map((value) => ({ ...base, [name]: value })))];
+      for (const args of tries) {
+        const result = await call(client, tool.name, args);
+        if (!result.isError) continue;
+        const text = textOf(result);
+        answered.push(text);
+        // Each problem reads `<argument>[...]: <rule>`, naming an argument of this tool (or its
+        // `arguments` as a whole); `memory not found` names no field.
+        const fields = text === 'memory not found' ? [] : text.split('; ').map((part) => /^([a-z_]+)(?:[.[][^:]*)?: /.exec(part)?.[1] ?? part);
+        expect({ tool: tool.name, args, fields: fields.filter((f) => f !== 'arguments' && !names.includes(f)) }).toEqual({ tool: tool.name, args, fields: [] });
+      }
+    }
+    expect(answered).toEqual(expect.arrayContaining([expect.stringMatching(/^conversation_id: /), expect.stringMatching(/^within_days: /), expect.stringMatching(/^messages: /)]));
+    expect(answered).not.toContain('internal error');
+  });
+
+  it("list_expiring advertises no default that conflicts: a call with every schema default filled in succeeds, for each tool and with within_days or within", async () => {
+    const client = await connect(asAgent(c));
+    const { tools } = await client.listTools();
+    const expiring = (tools.find((x) => x.name === 'list_expiring') as Tool).inputSchema.properties as Record<string, JsonSchema>;
+    expect(expiring.within?.default).toBeUndefined();
+    expect(expiring.within_days?.default).toBeUndefined();
+    for (const tool of tools.filter((x) => x.name !== 'forget')) {
+      const input = tool.inputSchema as JsonSchema;
+      const extra: Record<string, unknown>[] = tool.name === 'list_expiring' ? [{}, { within_days: 30 }, { within: '12h' }] : [{}];
+      for (const more of extra) {
+        // What a client that fills in schema defaults sends.
+        const args = withDefaults(input, { ...callFromSchema(input), ...more });
+        const result = await call(client, tool.name, args);
+        expect({ tool: tool.name, args, error: result.isError ? textOf(result) : null }).toEqual({ tool: tool.name, args, error: null });
+      }
+    }
+  });
+
+  it('a string the schema allows is not refused: empty, blank, non-date and control-character probes of every string field', async () => {
+    const client = await connect(asAgent(c));
+    const { tools } = await client.listTools();
+    const validator = new AjvJsonSchemaValidator();
+    await call(client, 'remember', callFromSchema(tools.find((x) => x.name === 'remember')?.inputSchema as JsonSchema));
+    const probes = ['', ' ', 'x', 'x\ty'];
+    const swept: string[] = [];
+    for (const tool of tools) {
+      const input = tool.inputSchema as JsonSchema;
+      const check = validator.getValidator(input as never);
+      const full = callFromSchema(input);
+      const base = namesMemory(input) ? { category: full.category, key: full.key } : full;
+      for (const { path, schema } of stringLeaves(input)) {
+        if (namesMemory(input) && path[0] === 'id') continue;
+        const field = path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+        for (const value of probes) {
+          const args = setAt(base, path, value);
+          const result = await call(client, tool.name, args);
+          const refused = result.isError === true && textOf(result).includes(`${field}: `);
+          swept.push(`${tool.name}.${field}`);
+          if (!refused) continue;
+          // The server refuses it naming the field: the schema must not allow it.
+          expect({ tool: tool.name, field, value, schemaAllows: check(args).valid, error: textOf(result) }).toMatchObject({ tool: tool.name, field, value, schemaAllows: false });
+          // Refused when empty: an enum, a date-time, or text the schema says must not be empty.
+          if (value === '' && !Array.isArray(schema.enum) && schema.format !== 'date-time') expect({ tool: tool.name, field, minLength: schema.minLength }).toEqual({ tool: tool.name, field, minLength: 1 });
+          if (/ISO 8601 date-time/.test(textOf(result))) expect({ tool: tool.name, field, format: schema.format }).toEqual({ tool: tool.name, field, format: 'date-time' });
+        }
+      }
+    }
+    expect(swept).toEqual(expect.arrayContaining(['append_messages.messages[0].content', 'append_messages.messages[0].occurred_at', 'append_messages.messages[0].speaker', 'remember.tags[0]', 'search.q', 'search.from']));
+    // The message fields a client must see: non-empty content, a date-time.
+    const message = ((tools.find((x) => x.name === 'append_messages') as Tool).inputSchema.properties as Record<string, JsonSchema>).messages?.items?.properties as Record<string, JsonSchema>;
+    expect(message.content).toMatchObject({ type: 'string', minLength: 1 });
+    expect(message.occurred_at).toMatchObject({ type: 'string', format: 'date-time' });
+  });
+
+  it('a tools/call with arguments null or not an object is a readable tool error naming arguments, never -32603', async () => {
+    let id = 0;
+    const rpc = async (params: unknown) => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...asAgent(c) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params }),
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as { result?: CallToolResult; error?: { code: number; message: string } };
+    };
+    for (const [args, got] of [[null, 'null'], ['x', 'a string'], [[1], 'an array'], [5, 'a number']] as const) {
+      for (const name of ['recall', 'remember']) {
+        const answer = await rpc({ name, arguments: args });
+        expect(answer.error).toBeUndefined();
+        expect(answer.result).toEqual({ content: [{ type: 'text', text: `arguments: must be an object of the tool's arguments by name ({} for none), not ${got}` }], isError: true });
+      }
+    }
+    const noName = await rpc({ name: 5, arguments: {} });
+    expect(noName.error).toEqual({ code: -32602, message: expect.stringMatching(/^Invalid params: name: /) });
+    const noParams = await rpc(undefined);
+    expect(noParams.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid params: params: /) });
+    // A well-formed call still goes through, and arguments left out are no arguments.
+    expect((await rpc({ name: 'recall' })).result?.isError).toBeFalsy();
+    expect((await rpc({ name: 'recall', arguments: {} })).result?.isError).toBeFalsy();
   });
 
   it('needs a Mind Key: none or unknown → 401 with WWW-Authenticate; a user JWT → 403', async () => {
@@ -415,4 +526,42 @@ function edgeValues(schema: JsonSchema): unknown[] {
   if (type === 'boolean') return [true, false];
   if (type === 'integer' || type === 'number') return [schema.minimum, schema.maximum].filter((v) => typeof v === 'number');
   return [];
+}
+
+/** The string leaves of a schema: its string properties, an array's string items, an object's string properties (one level down). */
+function stringLeaves(schema: JsonSchema, path: (string | number)[] = []): { path: (string | number)[]; schema: JsonSchema }[] {
+  const type = typeOf(schema);
+  if (type === 'string') return [{ path, schema }];
+  if (type === 'array' && schema.items) return stringLeaves(schema.items, [...path, 0]);
+  if (type === 'object' && path.length < 3) return Object.entries(schema.properties ?? {}).flatMap(([name, s]) => stringLeaves(s, [...path, name]));
+  return [];
+}
+
+/** A copy of `value` with `leaf` at `path`, creating the lists and objects on the way (`['messages', 0, 'speaker']`). */
+function setAt(value: Record<string, unknown>, path: (string | number)[], leaf: unknown): Record<string, unknown> {
+  const copy = structuredClone(value);
+  let at: Record<string | number, unknown> = copy;
+  path.forEach((step, i) => {
+    if (i === path.length - 1) {
+      at[step] = leaf;
+      return;
+    }
+    if (at[step] === undefined || at[step] === null) at[step] = typeof path[i + 1] === 'number' ? [] : {};
+    // A list's element is an object when the next step names a property of it.
+    if (Array.isArray(at[step]) && (at[step] as unknown[])[path[i + 1] as number] === undefined && typeof path[i + 2] === 'string') (at[step] as unknown[])[path[i + 1] as number] = {};
+    at = at[step] as Record<string | number, unknown>;
+  });
+  return copy;
+}
+
+/** `args` with every default the schema advertises filled in (also inside list items), as a client that applies defaults sends it. */
+function withDefaults(schema: JsonSchema, args: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...args };
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    if (out[name] === undefined && property.default !== undefined) out[name] = property.default;
+    if (Array.isArray(out[name]) && typeOf(property) === 'array' && property.items && typeOf(property.items) === 'object') {
+      out[name] = (out[name] as unknown[]).map((item) => (item !== null && typeof item === 'object' ? withDefaults(property.items as JsonSchema, item as Record<string, unknown>) : item));
+    }
+  }
+  return out;
 }

@@ -7,6 +7,7 @@ import { AppError } from '@engram/services';
 import { AllExceptionsFilter } from '../common/all-exceptions.filter';
 import { MIND_HEADER, memoryScopeOf } from '../memory/memory-scope';
 import { McpServerFactory } from './mcp-server.factory';
+import { guardToolCalls } from './tool-call-guard';
 
 /** The challenge of a 401 on `/mcp` (MCP clients look for it; RFC 6750). */
 export const MCP_AUTH_CHALLENGE = 'Bearer realm="engram"';
@@ -37,6 +38,9 @@ export class McpErrorFilter extends AllExceptionsFilter {
  * Auth: a Mind Key (`Authorization: Bearer emk_...`), checked by the global guard like every
  * API route: none, unknown or revoked → 401 with `WWW-Authenticate`; a user's JWT → 403 (the
  * MCP endpoint is the agents' door; people use the REST API with X-Mind-Id).
+ *
+ * A `tools/call` with malformed params (`"arguments": null`, no tool name) is answered by
+ * `guardToolCalls` with a readable error instead of the SDK's -32603.
  */
 @ApiExcludeController()
 @UseFilters(McpErrorFilter)
@@ -58,6 +62,7 @@ export class McpController {
       void server.close();
     });
     await server.connect(transport);
+    guardToolCalls(transport);
     await transport.handleRequest(req, res, req.body);
   }
 

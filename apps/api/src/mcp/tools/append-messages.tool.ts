@@ -5,18 +5,22 @@ import { AppendMessagesSchema, CONVERSATION_ID_PATTERN } from '../../conversatio
 import { conversationId } from '../../conversations/conversations.controller';
 import { MemoryViewSchema } from '../../memory/memory.dto';
 import type { MemoryScope } from '../../memory/memory-scope';
-import { answer, defined, parseAs, run } from './tool-helpers';
-import { arg, propertyOf, toolInput } from './tool-schema';
+import { answer, defined, parseAs, renamed, run } from './tool-helpers';
+import { DATE_TIME, NOT_BLANK, amend, arg, oneLineText, propertyOf, toolInput } from './tool-schema';
+
+/** A message's `speaker`: `oneLine(100)` in the REST schema. */
+const SPEAKER_MAX_LENGTH = 100;
 
 /** Advertised arguments: the REST path's conversation id rule and the REST body's messages. */
 export const appendMessagesInput = toolInput(
   {
     conversation_id: arg(
-      { type: 'string', pattern: CONVERSATION_ID_PATTERN.source, examples: ['chat-2026-06-28'] },
+      { type: 'string', minLength: 1, maxLength: 200, pattern: CONVERSATION_ID_PATTERN.source, examples: ['chat-2026-06-28'] },
       'Your name for this conversation, the same for all its messages: 1-200 letters, digits, ".", "_", ":" or "-".',
     ),
     messages: arg(
-      propertyOf(AppendMessagesSchema, 'messages'),
+      // The message rules zod states as refinements: content not blank, speaker one line, a date-time.
+      amend(propertyOf(AppendMessagesSchema, 'messages'), ['items'], { content: NOT_BLANK, speaker: oneLineText(SPEAKER_MAX_LENGTH), occurred_at: DATE_TIME }),
       'The new messages since the last call, oldest first: role (user by default, assistant, system or tool), content, and optionally occurred_at (ISO 8601), speaker, importance (0..1), metadata.',
     ),
   },
@@ -53,7 +57,7 @@ export function registerAppendMessagesTool(server: McpServer, scope: MemoryScope
     },
     (args) =>
       run(async () => {
-        const conversation = conversationId(typeof args.conversation_id === 'string' ? args.conversation_id : '');
+        const conversation = renamed(() => conversationId(typeof args.conversation_id === 'string' ? args.conversation_id : ''), { conversationId: 'conversation_id' });
         const messages = Array.isArray(args.messages) ? args.messages.map((m: unknown) => (m !== null && typeof m === 'object' ? defined(m as Record<string, unknown>) : m)) : args.messages;
         const body = parseAs(AppendMessagesSchema, { messages });
         const result = await conversations.append(scope, conversation, body.messages);

@@ -8,13 +8,17 @@ import { MemoryOut, handle, memoryOut } from './memory-output';
 import { answer, asParam, defined, parseAs, run } from './tool-helpers';
 import { arg, propertyOf, toolInput } from './tool-schema';
 
-const within = propertyOf(ExpiringQuerySchema, 'within');
+// No `default` on either window: a client that fills in schema defaults would otherwise send
+// both, which is refused. Given neither, the window is the REST default (7 days).
+const { default: _restDefault, ...within } = propertyOf(ExpiringQuerySchema, 'within');
+
+/** The largest `within_days`: the REST window allows at most 6 digits of its unit. */
+const MAX_DAYS = 999_999;
 
 /** Advertised arguments: a window in whole days, or the REST form (`12h`), and the REST limit. */
 export const listExpiringInput = toolInput({
-  // The REST window allows at most 6 digits of its unit.
-  within_days: arg({ type: 'integer', minimum: 1, maximum: 999_999 }, 'The window in days from now (default 7).'),
-  within: arg({ ...within, examples: ['12h', '7d', '2w'] }, 'Instead of within_days: a window like 30m, 12h, 7d or 2w.'),
+  within_days: arg({ type: 'integer', minimum: 1, maximum: MAX_DAYS }, 'The window in days from now. Give within_days or within, not both; neither: 7 days.'),
+  within: arg({ ...within, minLength: 1, examples: ['12h', '7d', '2w'] }, 'Instead of within_days: a window like 30m, 12h, 7d or 2w.'),
   limit: arg(propertyOf(ExpiringQuerySchema, 'limit'), 'How many memories at most.'),
 });
 
@@ -36,8 +40,12 @@ export function registerListExpiringTool(server: McpServer, scope: MemoryScope, 
     (args) =>
       run(async () => {
         if (args.within !== undefined && args.within_days !== undefined) throw AppError.badField('within', 'give within or within_days, not both');
-        const window = args.within_days === undefined ? args.within : typeof args.within_days === 'number' ? `${args.within_days}d` : args.within_days;
-        const query = parseAs(ExpiringQuerySchema, defined({ within: window, limit: asParam(args.limit) }), args.within_days === undefined ? {} : { within: 'within_days' });
+        const days = args.within_days;
+        if (days !== undefined && !(Number.isInteger(days) && (days as number) >= 1 && (days as number) <= MAX_DAYS)) {
+          throw AppError.badField('within_days', `must be a positive whole number of days, at most ${MAX_DAYS}`);
+        }
+        const window = days === undefined ? args.within : `${days as number}d`;
+        const query = parseAs(ExpiringQuerySchema, defined({ within: window, limit: asParam(args.limit) }));
         const items = (await reads.expiring(scope, query)).items.map(memoryOut);
         const text = items.length === 0 ? 'nothing expires within the window' : items.map((m) => `${m.expires_at} ${handle(m)}: ${m.content}`).join('\n');
         return answer({ items }, text);

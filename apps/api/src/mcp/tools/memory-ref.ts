@@ -26,11 +26,14 @@ export interface MemoryRef {
   key?: unknown;
 }
 
+/** A key as a tool argument: the REST rule (pattern, at most 128 characters), not empty, with an example. */
+export const KEY_JSON = { ...jsonOf(memoryField.key), minLength: 1, examples: ['user_employer'] };
+
 /** The arguments that name one memory, advertised with the API's enum and key pattern. */
 export const memoryRefArgs = {
   id: arg({ type: 'string', format: 'uuid' }, 'The memory id, as search, get or remember answer it. Give id, or category and key.'),
   category: arg(jsonOf(memoryField.category), `With key, instead of id. ${CATEGORY_GUIDE}`),
-  key: arg({ ...jsonOf(memoryField.key), examples: ['user_employer'] }, `With category, instead of id: the key the memory was stored under (recall and search show it).`),
+  key: arg(KEY_JSON, `With category, instead of id: the key the memory was stored under (recall and search show it).`),
 };
 
 /** The part of a tool's description that says how to name the memory. */

@@ -4,12 +4,12 @@ import type { MemoryReadService } from '../../memory/memory-read.service';
 import type { MemoryScope } from '../../memory/memory-scope';
 import { RecallQuerySchema } from '../../memory/memory.dto';
 import { answer, asParam, defined, parseAs, run } from './tool-helpers';
-import { arg, propertyOf, toolInput } from './tool-schema';
+import { QUERY_TEXT, arg, propertyOf, toolInput } from './tool-schema';
 
 /** Advertised arguments, with the REST recall query's bounds. */
 export const recallInput = toolInput({
   q: arg(
-    propertyOf(RecallQuerySchema, 'q'),
+    { ...propertyOf(RecallQuerySchema, 'q'), ...QUERY_TEXT },
     'The task or question at hand, in a few words (e.g. "plan the trip to Lisbon"): the memories most relevant to it come first, after the critical ones. Leave it out for an overview, newest first.',
   ),
   max_tokens: arg(propertyOf(RecallQuerySchema, 'max_tokens'), 'The most tokens the text may take, e.g. 2000: as many whole memories as fit are listed. A budget below the size of the header is refused.'),

@@ -1,31 +1,31 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { TAG_MAX_LENGTH } from '@engram/memory';
 import { memoryField } from '../../memory/memory-fields';
 import type { MemoryScope } from '../../memory/memory-scope';
 import type { MemoryWriteService } from '../../memory/memory-write.service';
 import { UpsertMemorySchema, WriteStatusSchema } from '../../memory/memory.dto';
 import { CATEGORY_GUIDE, EXPIRES_GUIDE, IMPORTANCE_GUIDE, KEY_GUIDE, PRIORITY_GUIDE } from './guidance';
 import { MemoryOut, handle, memoryOut } from './memory-output';
+import { KEY_JSON } from './memory-ref';
 import { answer, defined, parseAs, run } from './tool-helpers';
-import { arg, jsonOf, propertyOf, toolInput } from './tool-schema';
+import { DATE_TIME, NOT_BLANK, TAG_JSON, arg, jsonOf, propertyOf, toolInput } from './tool-schema';
 
 /** Advertised arguments, from the REST upsert schema's fields (enums, bounds, pattern). */
 export const rememberInput = toolInput(
   {
     category: arg(jsonOf(memoryField.category), CATEGORY_GUIDE),
-    key: arg({ ...jsonOf(memoryField.key), examples: ['user_employer'] }, KEY_GUIDE),
+    key: arg(KEY_JSON, KEY_GUIDE),
     content: arg(
-      { ...jsonOf(memoryField.content), minLength: 1, examples: ['The user works at Globex as a data engineer since March 2024.'] },
+      { ...jsonOf(memoryField.content), ...NOT_BLANK, examples: ['The user works at Globex as a data engineer since March 2024.'] },
       'The memory itself: one self-contained statement that still makes sense later, without this conversation (name the subject; write "the user", not "I" or "you"). At most 32 KiB.',
     ),
     tags: arg(
-      { ...jsonOf(memoryField.tags), items: { type: 'string', minLength: 1, maxLength: TAG_MAX_LENGTH, pattern: '^[^,]+$' } },
+      { ...jsonOf(memoryField.tags), items: TAG_JSON },
       'Optional short labels for finding it again (people, products, topics), e.g. ["globex", "career"]; no commas; stored lower-case.',
     ),
     priority: arg(propertyOf(UpsertMemorySchema, 'priority'), `Default normal. ${PRIORITY_GUIDE}`),
     importance: arg(propertyOf(UpsertMemorySchema, 'importance'), IMPORTANCE_GUIDE),
-    expires_at: arg({ ...propertyOf(UpsertMemorySchema, 'expires_at'), format: 'date-time' }, EXPIRES_GUIDE),
+    expires_at: arg({ ...propertyOf(UpsertMemorySchema, 'expires_at'), ...DATE_TIME }, EXPIRES_GUIDE),
   },
   ['category', 'key', 'content'],
 );

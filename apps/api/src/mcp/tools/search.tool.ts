@@ -1,6 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { TAG_MAX_LENGTH } from '@engram/memory';
 import { memoryField } from '../../memory/memory-fields';
 import type { MemoryReadService } from '../../memory/memory-read.service';
 import type { MemoryScope } from '../../memory/memory-scope';
@@ -8,22 +7,22 @@ import { SearchQuerySchema } from '../../memory/memory.dto';
 import { CATEGORY_GUIDE, MEMORY_TYPE_GUIDE, PRIORITY_GUIDE } from './guidance';
 import { HitOut, handle, readMemoryOut } from './memory-output';
 import { answer, asParam, defined, parseAs, run } from './tool-helpers';
-import { arg, jsonOf, propertyOf, unit, toolInput } from './tool-schema';
+import { DATE_TIME, QUERY_TEXT, TAG_JSON, arg, jsonOf, propertyOf, unit, toolInput } from './tool-schema';
 
 const property = (name: string) => propertyOf(SearchQuerySchema, name);
-const instant = (name: string) => ({ ...property(name), format: 'date-time' });
+const instant = (name: string) => ({ ...property(name), ...DATE_TIME });
 
 /** Advertised arguments, from the REST search query's fields (the REST `tag` filter is `tags` here: a list). */
 export const searchInput = toolInput(
   {
-    q: arg({ ...property('q'), examples: ['where does the user work'] }, 'What to look for: words or a question.'),
+    q: arg({ ...property('q'), ...QUERY_TEXT, examples: ['where does the user work'] }, 'What to look for: words or a question.'),
     mode: arg(
       property('mode'),
       'any (default): memories with any of the words or a similar meaning, best first; all: every word must appear (supports "exact phrase", -excluded and or); vector: by meaning only, whatever the wording.',
     ),
     limit: arg(property('limit'), 'How many hits at most.'),
     category: arg(property('category'), `Only this category. ${CATEGORY_GUIDE}`),
-    tags: arg({ ...jsonOf(memoryField.tags), items: { type: 'string', minLength: 1, maxLength: TAG_MAX_LENGTH, pattern: '^[^,]+$' } }, 'Only memories with all of these tags (case-insensitive).'),
+    tags: arg({ ...jsonOf(memoryField.tags), items: TAG_JSON }, 'Only memories with all of these tags (case-insensitive).'),
     priority: arg(property('priority'), `Only this priority. ${PRIORITY_GUIDE}`),
     memory_type: arg(property('memory_type'), `Only this kind. ${MEMORY_TYPE_GUIDE}`),
     from: arg(instant('from'), 'Only memories of events at or after this ISO 8601 date-time (with a time zone).'),

@@ -1,13 +1,32 @@
 import { Logger } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
-import { AppError } from '@engram/services';
+import { AppError, type FieldProblem } from '@engram/services';
 import { zodProblems } from '../../common/zod-problems';
 
 /** Problems listed in one error, as in the REST API's error answers. */
 const MAX_PROBLEMS = 20;
 
 const logger = new Logger('Mcp');
+
+/**
+ * The field name of a problem in the tool's words: REST names renamed (`tag` → `tags`, with
+ * what follows, `tag[0]` → `tags[0]`), and a rule on the whole REST body (zod's empty path,
+ * `body`) said of the tool's `arguments`.
+ */
+function toolField(field: string, rename: Record<string, string>): string {
+  for (const [from, to] of Object.entries({ body: 'arguments', ...rename })) {
+    if (field === from || field.startsWith(`${from}[`) || field.startsWith(`${from}.`)) return to + field.slice(from.length);
+  }
+  return field;
+}
+
+/** A 400 listing `problems` as `<field>: <rule>; ...`, like the REST API's 400 message. */
+function badRequest(problems: FieldProblem[]): AppError {
+  const shown = problems.slice(0, MAX_PROBLEMS);
+  const more = problems.length > MAX_PROBLEMS ? `; and ${problems.length - MAX_PROBLEMS} more` : '';
+  return new AppError('bad_request', shown.map((p) => `${p.field}: ${p.message}`).join('; ') + more, shown);
+}
 
 /**
  * Validates tool arguments with the REST API's own schema, so every rule and message is the
@@ -18,17 +37,21 @@ const logger = new Logger('Mcp');
 export function parseAs<T extends z.ZodType>(schema: T, input: unknown, rename: Record<string, string> = {}): z.output<T> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const problems = zodProblems(result.error).map((p) => {
-    for (const [from, to] of Object.entries(rename)) {
-      if (p.field === from || p.field.startsWith(`${from}[`) || p.field.startsWith(`${from}.`)) {
-        return { field: to + p.field.slice(from.length), message: p.message };
-      }
-    }
-    return p;
-  });
-  const shown = problems.slice(0, MAX_PROBLEMS);
-  const more = problems.length > MAX_PROBLEMS ? `; and ${problems.length - MAX_PROBLEMS} more` : '';
-  throw new AppError('bad_request', shown.map((p) => `${p.field}: ${p.message}`).join('; ') + more, shown);
+  throw badRequest(zodProblems(result.error).map((p) => ({ field: toolField(p.field, rename), message: p.message })));
+}
+
+/**
+ * Runs a REST check (a path parameter's, e.g. `conversationId(id)`) and answers its 400 in the
+ * tool's argument names: `renamed(() => conversationId(id), {conversationId: 'conversation_id'})`.
+ * @throws AppError the check's error, its fields renamed; any other error as it is
+ */
+export function renamed<T>(check: () => T, rename: Record<string, string>): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'bad_request' || error.problems.length === 0) throw error;
+    throw badRequest(error.problems.map((p) => ({ field: toolField(p.field, rename), message: p.message })));
+  }
 }
 
 /**

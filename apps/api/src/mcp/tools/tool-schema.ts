@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TAG_MAX_LENGTH } from '@engram/memory';
 
 /** A JSON Schema object, as advertised in `tools/list`. */
 export type JsonSchema = Record<string, unknown>;
@@ -25,6 +26,45 @@ export function propertyOf(schema: z.ZodType, name: string): JsonSchema {
   if (!property) throw new Error(`MCP tool schema: the REST schema has no property ${name}`);
   return property;
 }
+
+/**
+ * A REST schema's JSON Schema with some properties of an object in it amended, e.g. the message
+ * items of `messages`: `amend(json, ['items'], {content: NOT_BLANK})`.
+ * @throws Error at start-up when a property to amend is not there (a renamed REST field must not
+ *   silently lose its rule here)
+ */
+export function amend(json: JsonSchema, path: readonly string[], changes: Record<string, JsonSchema>): JsonSchema {
+  const copy = structuredClone(json);
+  let object: JsonSchema = copy;
+  for (const step of path) object = object[step] as JsonSchema;
+  const properties = (object?.properties ?? {}) as Record<string, JsonSchema>;
+  for (const [name, change] of Object.entries(changes)) {
+    if (!properties[name]) throw new Error(`MCP tool schema: the REST schema has no property ${[...path, name].join('.')}`);
+    properties[name] = { ...properties[name], ...change };
+  }
+  return copy;
+}
+
+// Rules of the REST fields that zod refinements carry (no JSON Schema of their own), written out
+// for the tools' schemas, so that a value the schema allows is not refused by the handler.
+
+/** Text that must not be empty or blank (the API trims it, or checks its trimmed length). */
+export const NOT_BLANK: JsonSchema = { minLength: 1, pattern: '\\S' };
+
+/** No control characters (`\p{Cc}`), written as ranges for regex engines without `\p`. */
+const NO_CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
+
+/** A one-line name (`oneLine`): not blank, no control characters, at most `max` characters. */
+export const oneLineText = (max: number): JsonSchema => ({ type: 'string', minLength: 1, maxLength: max, pattern: `^(?=[\\s\\S]*\\S)[^${NO_CONTROL}]+$` });
+
+/** A tag (`tagText`): not blank, no commas or control characters, at most TAG_MAX_LENGTH characters. */
+export const TAG_JSON: JsonSchema = { type: 'string', minLength: 1, maxLength: TAG_MAX_LENGTH, pattern: `^(?=[\\s\\S]*\\S)[^,${NO_CONTROL}]+$` };
+
+/** The text of a search or recall query (`textParam(1000)`): not blank, at most 1000 characters. */
+export const QUERY_TEXT: JsonSchema = { ...NOT_BLANK, maxLength: 1000 };
+
+/** A date-time the API accepts (`isoDateTime`): ISO 8601 with a time zone. */
+export const DATE_TIME: JsonSchema = { format: 'date-time' };
 
 /**
  * A tool argument: advertised to the model with `json` and `description`, accepted by the SDK's

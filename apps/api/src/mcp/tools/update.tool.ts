@@ -1,6 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { TAG_MAX_LENGTH } from '@engram/memory';
 import type { MemoryScope } from '../../memory/memory-scope';
 import type { MemoryWriteService } from '../../memory/memory-write.service';
 import { UpdateMemorySchema } from '../../memory/memory.dto';
@@ -8,18 +7,18 @@ import { EXPIRES_GUIDE, IMPORTANCE_GUIDE, PRIORITY_GUIDE } from './guidance';
 import { MemoryOut, line, memoryOut } from './memory-output';
 import { MEMORY_REF_TEXT, memoryIdOf, memoryRefArgs, type MemoryRefDeps } from './memory-ref';
 import { answer, defined, parseAs, run } from './tool-helpers';
-import { arg, propertyOf, toolInput } from './tool-schema';
+import { DATE_TIME, NOT_BLANK, TAG_JSON, arg, propertyOf, toolInput } from './tool-schema';
 
 const property = (name: string) => propertyOf(UpdateMemorySchema, name);
 
 /** Advertised arguments: the memory, and the REST update's fields a model changes. */
 export const updateInput = toolInput({
   ...memoryRefArgs,
-  content: arg({ ...property('content'), minLength: 1 }, 'The new content, replacing the old (kept in history): one self-contained statement.'),
-  tags: arg({ ...property('tags'), items: { type: 'string', minLength: 1, maxLength: TAG_MAX_LENGTH, pattern: '^[^,]+$' } }, 'The new tags, replacing the whole list ([] removes them).'),
+  content: arg({ ...property('content'), ...NOT_BLANK }, 'The new content, replacing the old (kept in history): one self-contained statement.'),
+  tags: arg({ ...property('tags'), items: TAG_JSON }, 'The new tags, replacing the whole list ([] removes them).'),
   priority: arg(property('priority'), PRIORITY_GUIDE),
   importance: arg(property('importance'), IMPORTANCE_GUIDE),
-  expires_at: arg({ ...property('expires_at'), format: 'date-time' }, EXPIRES_GUIDE),
+  expires_at: arg({ ...property('expires_at'), ...DATE_TIME }, EXPIRES_GUIDE),
 });
 
 export const updateOutput = z.object({ memory: MemoryOut.describe('the memory after the change (its version is unchanged when nothing differed)') });
