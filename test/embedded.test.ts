@@ -29,6 +29,8 @@ describe('embedded mode (PGlite)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  // Two PGlite boots (the first migrates a new data directory: ~5 s on an idle 2-core machine)
+  // and argon2 at registration: on a loaded CI machine this has taken over 60 s.
   it('registers, creates a mind, stores and recalls; data and tokens survive a restart', async () => {
     let http = await boot();
     await http.get('/health/ready').expect(200);
@@ -62,7 +64,7 @@ describe('embedded mode (PGlite)', () => {
     await http.get('/v1/auth/me').set(auth).expect(200);
     const hits = await http.get('/v1/memory/search').query({ q: 'which responses are preferred?' }).set(agent).expect(200);
     expect(hits.body.items[0].key).toBe('communication_style');
-  });
+  }, 180_000);
 
   it('refuses a second process on the same data directory, naming it', async () => {
     await expect(openDatabase(loadConfig({ ENGRAM_DATA_DIR: dir, LOG_LEVEL: 'silent', NODE_ENV: 'test' }))).rejects.toThrow(

@@ -3,15 +3,19 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Type } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RequestMethod } from '@nestjs/common';
+import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModulesContainer } from '@nestjs/core';
-import type { OpenAPIObject, OperationObject, ResponseObject } from '@nestjs/swagger';
+import type { OpenAPIObject, OperationObject, ParameterObject, ResponseObject } from '@nestjs/swagger';
 import { z } from 'zod';
 import { IS_PUBLIC, USER_ROLES } from '../apps/api/src/auth/auth.decorators';
 import { API_ERROR_SCHEMA_NAME } from '../apps/api/src/common/api-docs';
 import { ParseIdPipe } from '../apps/api/src/common/ids';
 import { zodDtoClasses } from '../apps/api/src/common/openapi-nullable';
 import { buildOpenApiDocument, rawOpenApiDocument } from '../apps/api/src/create-app';
+import { CONVERSATION_ID_PATTERN } from '../apps/api/src/conversations/conversations.dto';
+import { externalId } from '../apps/api/src/minds/minds.dto';
 import { CLIENT_DIR } from '../scripts/client-codegen';
 import { startTestApp, type TestApp } from './support/test-app';
 
@@ -19,7 +23,9 @@ import { startTestApp, type TestApp } from './support/test-app';
  * The OpenAPI document (`/docs-json`, the TypeScript client's source) is correct: Redocly's
  * linter finds no error in it; every nullable field is nullable (nestjs-zod #473/#474: zod ≥ 4.5
  * fields came out as arrays); every operation has a summary and declares the 4xx answers its
- * guards, parameters and body can give; and the client README's examples compile.
+ * guards, parameters and body can give, the 2xx statuses it answers, each JSON answer with its
+ * schema (else the client types it `never`), its path parameters' limits and whether its body
+ * is required; and the client README's examples, and a typed read of each answer, compile.
  */
 
 const ROOT = join(__dirname, '..');
@@ -152,7 +158,20 @@ describe('OpenAPI document', () => {
     /** Each documented operation with the route handler it documents and the guards' metadata on it. */
     function routes() {
       const byOperationId = new Map(operations(document).map((o) => [o.operation.operationId, o]));
-      const found: Array<{ where: string; path: string; operation: OperationObject; isPublic: boolean; roles: unknown; parsesId: boolean }> = [];
+      const found: Array<{
+        where: string;
+        path: string;
+        operation: OperationObject;
+        isPublic: boolean;
+        roles: unknown;
+        parsesId: boolean;
+        /** The path parameters read through ParseIdPipe (404 for a malformed id, no length rule). */
+        idParams: string[];
+        /** The status the handler answers unless it sets one itself: `@HttpCode`, else Nest's default (201 for POST, 200 otherwise). */
+        status: number;
+        /** The zod DTO of its `@Body()`, if it has one. */
+        bodyDto: (Type<unknown> & { schema?: z.ZodType }) | undefined;
+      }> = [];
       for (const module of t.app.get(ModulesContainer).values()) {
         for (const wrapper of module.controllers.values()) {
           const controller = wrapper.metatype as Type<unknown> | null;
@@ -166,9 +185,19 @@ describe('OpenAPI document', () => {
             if (id === undefined) continue; // excluded from the document (the MCP endpoint)
             const metadata = (key: string) => Reflect.getMetadata(key, handler) ?? Reflect.getMetadata(key, controller);
             // A path id read through ParseIdPipe: an unknown, malformed or foreign id answers 404.
-            const args = Object.values((Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<string, { pipes?: unknown[] }>);
-            const parsesId = args.some((arg) => (arg.pipes ?? []).some((pipe) => pipe instanceof ParseIdPipe));
-            found.push({ ...byOperationId.get(id)!, isPublic: metadata(IS_PUBLIC) === true, roles: metadata(USER_ROLES), parsesId });
+            const argsByKey = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<string, { index: number; data?: unknown; pipes?: unknown[] }>;
+            const args = Object.values(argsByKey);
+            const isId = (arg: { pipes?: unknown[] }) => (arg.pipes ?? []).some((pipe) => pipe instanceof ParseIdPipe);
+            const parsesId = args.some(isId);
+            const idParams = Object.entries(argsByKey)
+              .filter(([key, arg]) => key.startsWith(`${RouteParamtypes.PARAM}:`) && isId(arg) && typeof arg.data === 'string')
+              .map(([, arg]) => arg.data as string);
+            const bodyArg = Object.entries(argsByKey).find(([key]) => key.startsWith(`${RouteParamtypes.BODY}:`))?.[1];
+            const paramTypes = (Reflect.getMetadata('design:paramtypes', prototype, name) ?? []) as unknown[];
+            const bodyType = bodyArg ? (paramTypes[bodyArg.index] as (Type<unknown> & { schema?: z.ZodType }) | undefined) : undefined;
+            const bodyDto = bodyType && 'schema' in bodyType ? bodyType : undefined;
+            const status = (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (Reflect.getMetadata(METHOD_METADATA, handler) === RequestMethod.POST ? 201 : 200);
+            found.push({ ...byOperationId.get(id)!, isPublic: metadata(IS_PUBLIC) === true, roles: metadata(USER_ROLES), parsesId, idParams, status, bodyDto });
             byOperationId.delete(id);
           }
         }
@@ -224,6 +253,94 @@ describe('OpenAPI document', () => {
       }
       expect(missing).toEqual([]);
     });
+
+    it('declares a 2xx answer, and a schema for each 2xx body (else the client types the answer `never`)', () => {
+      const wrong: string[] = [];
+      for (const o of operations(document)) {
+        const success = Object.entries(o.operation.responses as Record<string, ResponseObject>).filter(([status]) => /^2\d\d$/.test(status));
+        if (success.length === 0) wrong.push(`${o.where}: no 2xx answer`);
+        for (const [status, response] of success) {
+          const content = Object.entries(response.content ?? {});
+          if (status === '204') {
+            if (content.length > 0) wrong.push(`${o.where}: 204 with a body`);
+            continue;
+          }
+          if (content.length === 0) wrong.push(`${o.where}: ${status} without content (the client types it never)`);
+          for (const [media, body] of content) {
+            const schema = body.schema as Json | undefined;
+            if (!schema || Object.keys(schema).length === 0) wrong.push(`${o.where}: ${status} ${media} without a schema`);
+          }
+        }
+      }
+      expect(wrong).toEqual([]);
+    });
+
+    it('types every JSON request body: no bare `{type: object}` (the client types it Record<string, never>)', () => {
+      const bare = operations(document)
+        .filter((o) => {
+          const schema = (o.operation.requestBody as { content?: Json } | undefined)?.content?.['application/json']?.schema as Json | undefined;
+          return schema?.type === 'object' && schema.properties === undefined && schema.additionalProperties === undefined;
+        })
+        .map((o) => o.where);
+      expect(bare).toEqual([]);
+    });
+
+    it('declares the status each handler answers, and both where it answers 200 or 201', () => {
+      const wrong: string[] = [];
+      const rs = routes();
+      for (const r of rs) {
+        if (!r.operation.responses[r.status]) wrong.push(`${r.where}: answers ${r.status}, declares ${Object.keys(r.operation.responses).filter((s) => /^2/.test(s)).join(', ') || 'no 2xx'}`);
+        if (/^DELETE /.test(r.where) && r.status === 204 && !r.operation.responses[204]) wrong.push(`${r.where}: its 204`);
+      }
+      // The upserts set the status themselves (res.status): created 201, existing 200.
+      for (const where of ['POST /v1/memory', 'PUT /v1/minds/by-external-id/{externalId}']) {
+        const r = rs.find((x) => x.where === where);
+        if (!r) wrong.push(`${where}: not documented`);
+        else for (const status of [200, 201]) if (!r.operation.responses[status]) wrong.push(`${where}: ${status}`);
+      }
+      expect(wrong).toEqual([]);
+      expect(rs.find((r) => r.where === 'POST /v1/conversations/{conversationId}/messages')?.status).toBe(201);
+    });
+
+    it('states the limits of every path parameter that is not an id, as its validator has them', () => {
+      const wrong: string[] = [];
+      for (const r of routes()) {
+        for (const p of (r.operation.parameters ?? []) as ParameterObject[]) {
+          if (p.in !== 'path' || r.idParams.includes(p.name)) continue;
+          const schema = (p.schema ?? {}) as Json;
+          if (typeof schema.maxLength !== 'number' || typeof schema.minLength !== 'number') wrong.push(`${r.where}: {${p.name}} without minLength and maxLength`);
+        }
+      }
+      expect(wrong).toEqual([]);
+      const param = (where: string, name: string) => {
+        const o = operations(document).find((x) => x.where === where);
+        return ((o?.operation.parameters ?? []) as ParameterObject[]).find((p) => p.name === name)?.schema as Json | undefined;
+      };
+      // The longest value the validator takes is maxLength; one more character fails.
+      const ext = param('PUT /v1/minds/by-external-id/{externalId}', 'externalId');
+      expect(ext).toMatchObject({ type: 'string', minLength: 1 });
+      expect(externalId.safeParse('x'.repeat(ext!.maxLength)).success).toBe(true);
+      expect(externalId.safeParse('x'.repeat(ext!.maxLength + 1)).success).toBe(false);
+      expect(externalId.safeParse('').success).toBe(false);
+      const conv = param('GET /v1/conversations/{conversationId}/stm', 'conversationId');
+      expect(conv).toMatchObject({ type: 'string', minLength: 1, pattern: CONVERSATION_ID_PATTERN.source });
+      expect(CONVERSATION_ID_PATTERN.test('x'.repeat(conv!.maxLength))).toBe(true);
+      expect(CONVERSATION_ID_PATTERN.test('x'.repeat(conv!.maxLength + 1))).toBe(false);
+    });
+
+    it('marks a body optional exactly when the route takes none (a missing JSON body is validated as {})', () => {
+      const wrong: string[] = [];
+      let checked = 0;
+      for (const r of routes()) {
+        const body = r.operation.requestBody as { required?: boolean; content?: Json } | undefined;
+        if (!r.bodyDto?.schema || !body?.content?.['application/json']) continue;
+        checked += 1;
+        const optional = r.bodyDto.schema.safeParse({}).success;
+        if (optional !== (body.required !== true)) wrong.push(`${r.where}: ${optional ? 'takes no body but the document requires one' : 'needs a body but the document makes it optional'}`);
+      }
+      expect(wrong).toEqual([]);
+      expect(checked).toBeGreaterThan(5);
+    });
   });
 
   it("Redocly's linter (recommended rules) finds no error", async () => {
@@ -260,31 +377,102 @@ describe.each(EXAMPLES)('$name', ({ doc, minBlocks, types }) => {
     const readme = await readFile(doc, 'utf8');
     const blocks = typescriptBlocks(readme);
     expect(blocks.length).toBeGreaterThanOrEqual(minBlocks);
-    const dir = await mkdtemp(join(CLIENT_DIR, '.readme-check-'));
-    try {
-      await writeFile(join(dir, 'readme.ts'), `${blocks.join('\n')}\nexport {};\n`);
-      await writeFile(
-        join(dir, 'tsconfig.json'),
-        JSON.stringify({
-          compilerOptions: {
-            strict: true,
-            noEmit: true,
-            target: 'ES2022',
-            module: 'ESNext',
-            moduleResolution: 'Bundler',
-            lib: ['ES2023', 'DOM'],
-            types,
-            skipLibCheck: true,
-            // What `npm install` of the package gives a user, as its source.
-            paths: { '@engram/client': ['../src/index.ts'] },
-          },
-          files: ['readme.ts'],
-        }),
-      );
-      const result = await run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir], { cwd: dir });
-      expect({ code: result.code, errors: result.stdout.trim() }).toEqual({ code: 0, errors: '' });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
+    expect(await compileAgainstClient(`${blocks.join('\n')}\nexport {};\n`, types)).toEqual({ code: 0, errors: '' });
+  });
+});
+
+/** Compiles one TypeScript file under tsc --strict against the client's source: exit code and errors. */
+async function compileAgainstClient(source: string, types: string[] = []): Promise<{ code: number | null; errors: string }> {
+  const dir = await mkdtemp(join(CLIENT_DIR, '.readme-check-'));
+  try {
+    await writeFile(join(dir, 'readme.ts'), source);
+    await writeFile(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          lib: ['ES2023', 'DOM'],
+          types,
+          skipLibCheck: true,
+          // What `npm install` of the package gives a user, as its source.
+          paths: { '@engram/client': ['../src/index.ts'] },
+        },
+        files: ['readme.ts'],
+      }),
+    );
+    const result = await run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', dir], { cwd: dir });
+    return { code: result.code, errors: result.stdout.trim() };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe('the TypeScript client', () => {
+  it("types every operation's JSON answer (not never, unknown or undefined)", async () => {
+    // The committed document, which src/schema.d.ts is generated from (test/client.test.ts keeps them equal).
+    const committed = JSON.parse(await readFile(join(CLIENT_DIR, 'openapi.json'), 'utf8')) as OpenAPIObject;
+    const checks: string[] = [];
+    for (const o of operations(committed)) {
+      const json = Object.entries(o.operation.responses as Record<string, ResponseObject>).some(([status, r]) => /^2\d\d$/.test(status) && r.content?.['application/json']);
+      const method = o.where.split(' ')[0]!.toLowerCase();
+      // An operation without a JSON answer is typed `never` for JSON: then it must have a 2xx of another kind (204, text).
+      if (json) checks.push(`typed<SuccessResponseJSON<paths[${JSON.stringify(o.path)}][${JSON.stringify(method)}]>>(${JSON.stringify(o.where)});`);
     }
+    expect(checks.length).toBeGreaterThan(30);
+    const source = [
+      "import type { paths } from '@engram/client';",
+      "import type { SuccessResponseJSON } from 'openapi-typescript-helpers';",
+      'type IsNever<T> = [T] extends [never] ? true : false;',
+      'type IsUnknown<T> = unknown extends T ? true : false;',
+      '/** Compiles only when T is a real type: the error names the operation. */',
+      'type IsEmpty<T> = [T] extends [undefined | null | void] ? true : false;',
+      'declare function typed<T>(where: IsNever<T> extends true ? "answer typed never" : IsUnknown<T> extends true ? "answer typed unknown" : IsEmpty<T> extends true ? "answer typed undefined" : string): void;',
+      ...checks,
+      'export {};',
+      '',
+    ].join('\n');
+    expect(await compileAgainstClient(source)).toEqual({ code: 0, errors: '' });
+  });
+
+  it('reads the conversation, retention and lifecycle answers with their field types', async () => {
+    const source = `
+import { createEngramClient } from '@engram/client';
+
+const agent = createEngramClient({ baseUrl: 'http://localhost:3000', mindKey: 'emk_example' });
+const path = { conversationId: 'chat-1' };
+const { data: appended } = await agent.POST('/v1/conversations/{conversationId}/messages', { params: { path }, body: { messages: [{ role: 'user', content: 'I moved to Berlin' }] } });
+const stmSize: number = appended!.stm_size;
+const consolidatedKeys: string[] = appended!.consolidated.map((c) => c.key);
+const { data: stm } = await agent.GET('/v1/conversations/{conversationId}/stm', { params: { path } });
+const capacity: number = stm!.capacity;
+const decision: 'stay' | 'consolidate' | 'discard' | undefined = stm!.entries[0]?.decision_now;
+const { data: saved } = await agent.POST('/v1/conversations/{conversationId}/consolidate', { params: { path } });
+const savedIds: string[] = saved!.consolidated.map((c) => c.memory_id);
+const { data: card } = await agent.GET('/v1/memory/{id}/retention', { params: { path: { id: '0190f0e0-0000-7000-8000-000000000000' } } });
+const layer: 'working' | 'short_term' | 'long_term' = card!.layer;
+const forecast: number[] = card!.forecast.map((p) => p.retention);
+
+const user = createEngramClient({ baseUrl: 'http://localhost:3000', token: 'a.jwt' });
+const { data: settings } = await user.GET('/v1/tenant/settings/lifecycle');
+const soft: number = settings!.effective.forgetting.soft_threshold;
+const { data: patched } = await user.PATCH('/v1/tenant/settings/lifecycle', { body: { forgetting: { soft_threshold: 0.25 } } });
+const overrides: Record<string, unknown> = patched!.overrides;
+// A bodyless PUT and POST: their bodies are optional.
+const { data: mind } = await user.PUT('/v1/minds/by-external-id/{externalId}', { params: { path: { externalId: 'user-42' } } });
+const { data: key } = await user.POST('/v1/minds/{id}/keys', { params: { path: { id: mind!.id } } });
+const secret: string = key!.key;
+const { data: jsonl } = await user.GET('/v1/tenant/export', { parseAs: 'text' });
+const text: string = jsonl!;
+
+// @ts-expect-error no such field: the answers are typed, not any
+void appended!.no_such_field;
+
+export { stmSize, consolidatedKeys, capacity, decision, savedIds, layer, forecast, soft, overrides, secret, text };
+`;
+    expect(await compileAgainstClient(source)).toEqual({ code: 0, errors: '' });
   });
 });

@@ -664,6 +664,45 @@ export interface components {
                 speaker?: string;
             }[];
         };
+        AppendResultDto_Output: {
+            attended: number;
+            below_attention: number;
+            consolidated: {
+                facts?: {
+                    /** @description a memory category */
+                    category: string;
+                    key: string;
+                    /** Format: uuid */
+                    memory_id: string;
+                    /** @enum {string} */
+                    status: "created" | "updated" | "unchanged";
+                }[];
+                key: string;
+                /** Format: uuid */
+                memory_id: string;
+                messages: number;
+                score: number;
+                /** @enum {string} */
+                status: "created" | "reinforced";
+                /** Format: uuid */
+                stm_entry_id: string;
+                /** @enum {string} */
+                trigger: "repetition" | "importance" | "emotion" | "explicit_save" | "sleep_cycle" | "capacity" | "stm_timeout";
+            }[];
+            conversation_id: string;
+            discarded: number;
+            message_ids: string[];
+            rehearsed: number;
+            reinforced: {
+                key: string;
+                /** Format: uuid */
+                memory_id: string;
+                /** Format: uuid */
+                message_id: string;
+            }[];
+            stm_capacity: number;
+            stm_size: number;
+        };
         BatchDto: {
             items: {
                 /** @enum {string} */
@@ -703,6 +742,30 @@ export interface components {
             }[];
             unchanged: number;
             updated: number;
+        };
+        ConsolidateResultDto_Output: {
+            consolidated: {
+                facts?: {
+                    /** @description a memory category */
+                    category: string;
+                    key: string;
+                    /** Format: uuid */
+                    memory_id: string;
+                    /** @enum {string} */
+                    status: "created" | "updated" | "unchanged";
+                }[];
+                key: string;
+                /** Format: uuid */
+                memory_id: string;
+                messages: number;
+                score: number;
+                /** @enum {string} */
+                status: "created" | "reinforced";
+                /** Format: uuid */
+                stm_entry_id: string;
+                /** @enum {string} */
+                trigger: "repetition" | "importance" | "emotion" | "explicit_save" | "sleep_cycle" | "capacity" | "stm_timeout";
+            }[];
         };
         CreateMindDto: {
             description?: string;
@@ -796,6 +859,165 @@ export interface components {
             settings: "replaced" | "unchanged" | "absent";
             versions: {
                 created: number;
+            };
+        };
+        LifecycleSettingsDto_Output: {
+            /** @description the full config in force: the defaults merged with the overrides */
+            effective: {
+                consolidation: {
+                    near_duplicate_similarity: number;
+                    sleep_cycle_min_seconds: number;
+                    stm_max_seconds: number;
+                    stm_min_seconds: number;
+                    synaptic_factor: number;
+                    synaptic_window_hours: number;
+                    threshold: number;
+                    triggers: {
+                        emotion: number;
+                        importance: number;
+                        repetition: number;
+                    };
+                    weights: {
+                        association: number;
+                        emotion: number;
+                        importance: number;
+                        repetition: number;
+                        utility: number;
+                    };
+                };
+                forgetting: {
+                    eviction_min_stored_days: number;
+                    eviction_threshold: number;
+                    forgotten_rank_factor: number;
+                    soft_threshold: number;
+                };
+                importance: {
+                    explicit_save_floor: number;
+                    facts: {
+                        answers_question: number;
+                        bias: number;
+                        correction: number;
+                        decision: number;
+                        domain: number;
+                        exclamations: number;
+                        first_person: number;
+                        first_person_words: number;
+                        image: number;
+                        length: number;
+                        life_fact: number;
+                        named: number;
+                        number: number;
+                        plan: number;
+                        preference: number;
+                        question: number;
+                        reaction: number;
+                        second_person: number;
+                        self_statement: number;
+                        time: number;
+                    };
+                    keywords: string[];
+                    rules: {
+                        exclamation_bonus: number;
+                        high_priority_bonus: number;
+                        keyword_bonus: number;
+                        long_content_bonus: number;
+                        long_content_chars: number;
+                        medium_content_bonus: number;
+                        medium_content_chars: number;
+                        medium_priority_bonus: number;
+                        question_bonus: number;
+                    };
+                    weights: {
+                        actionable: number;
+                        emotional_impact: number;
+                        factual: number;
+                        novelty: number;
+                        personal: number;
+                        relevance: number;
+                    };
+                };
+                layers: {
+                    long_term_threshold: number;
+                    short_term_threshold: number;
+                };
+                promotion: {
+                    access_count: number;
+                    age_hours: number;
+                    importance: number;
+                };
+                retention: {
+                    access_cap: number;
+                    access_reinforcement: number;
+                    base_strength_days: number;
+                    coefficients: {
+                        long_term: number;
+                        short_term: number;
+                        working: number;
+                    };
+                    initial_retention: number;
+                    /** @enum {string} */
+                    preset: "seed" | "calibrated";
+                };
+                retrieval: {
+                    bm25_b: number;
+                    bm25_k1: number;
+                    candidates: number;
+                    exact_scan_below: number;
+                    importance_weight: number;
+                    min_vector_similarity: number;
+                    neighbor_weights: {
+                        adjacent: number;
+                        forward: number;
+                        second: number;
+                    };
+                    priority_weights: {
+                        critical: number;
+                        high: number;
+                        low: number;
+                        normal: number;
+                    };
+                    probes: number;
+                    retention_weight: number;
+                    rrf_k: number;
+                    tag_boost: number;
+                    text_weight: number;
+                    vector_weight: number;
+                };
+                review: {
+                    base_intervals_hours: number[];
+                    importance_factor: number;
+                    min_interval_hours: number;
+                    reinforcement: number;
+                };
+                stm: {
+                    attention_min_words: number;
+                    attention_threshold: number;
+                    capacity: number;
+                    chunk_max_items: number;
+                    emotion_scale: number;
+                    initial_decay_factor: number;
+                    reaction_emotion: number;
+                    rehearsal_factor: number;
+                };
+                systems: {
+                    abstraction_level: number;
+                    cluster_min_size: number;
+                    cluster_similarity: number;
+                    context_dependency: number;
+                    generalization: number;
+                    hippocampus_factor: number;
+                    neocortex_age_days: number;
+                };
+                tiers: {
+                    cold: number;
+                    grace_days: number;
+                    hot: number;
+                    warm: number;
+                };
+            };
+            /** @description what the tenant set: any subset of the config, nested objects partial */
+            overrides: {
+                [key: string]: unknown;
             };
         };
         LoginDto: {
@@ -1231,6 +1453,217 @@ export interface components {
                 tenant_id: string;
             };
         };
+        RetentionCardDto_Output: {
+            access_count: number;
+            /** Format: date-time */
+            as_of: string;
+            current_retention: number | null;
+            effective_strength_days: number | null;
+            forecast: {
+                /** Format: date-time */
+                at: string;
+                retention: number;
+            }[];
+            forgetting: {
+                eviction_threshold: number;
+                /** Format: date-time */
+                grace_until: string | null;
+                soft_threshold: number;
+                /** @enum {string} */
+                verdict_now: "keep" | "soft_forget" | "evict";
+            };
+            /** Format: date-time */
+            forgotten_at: string | null;
+            /** Format: uuid */
+            id: string;
+            importance_score: number | null;
+            /** @enum {string|null} */
+            importance_source: "caller" | "explicit_save" | "llm" | "llm_regex" | "rules" | "consolidation" | "llm_facts" | null;
+            initial_retention: number | null;
+            /** Format: date-time */
+            last_accessed: string | null;
+            /** Format: date-time */
+            last_reviewed: string | null;
+            /** @enum {string} */
+            layer: "working" | "short_term" | "long_term";
+            /** Format: date-time */
+            next_review: string | null;
+            /** @enum {string} */
+            priority: "low" | "normal" | "high" | "critical";
+            retention_anchor: {
+                /** Format: date-time */
+                at: string;
+                retention: number;
+            } | null;
+            review_count: number;
+            review_schedule: {
+                /** Format: date-time */
+                at: string;
+                done: boolean;
+            }[];
+            strength_days: number | null;
+            /** @enum {string} */
+            tier: "hot" | "warm" | "cold" | "archive";
+        };
+        SavedLifecycleSettingsDto_Output: {
+            /** @description the full config in force: the defaults merged with the overrides */
+            effective: {
+                consolidation: {
+                    near_duplicate_similarity: number;
+                    sleep_cycle_min_seconds: number;
+                    stm_max_seconds: number;
+                    stm_min_seconds: number;
+                    synaptic_factor: number;
+                    synaptic_window_hours: number;
+                    threshold: number;
+                    triggers: {
+                        emotion: number;
+                        importance: number;
+                        repetition: number;
+                    };
+                    weights: {
+                        association: number;
+                        emotion: number;
+                        importance: number;
+                        repetition: number;
+                        utility: number;
+                    };
+                };
+                forgetting: {
+                    eviction_min_stored_days: number;
+                    eviction_threshold: number;
+                    forgotten_rank_factor: number;
+                    soft_threshold: number;
+                };
+                importance: {
+                    explicit_save_floor: number;
+                    facts: {
+                        answers_question: number;
+                        bias: number;
+                        correction: number;
+                        decision: number;
+                        domain: number;
+                        exclamations: number;
+                        first_person: number;
+                        first_person_words: number;
+                        image: number;
+                        length: number;
+                        life_fact: number;
+                        named: number;
+                        number: number;
+                        plan: number;
+                        preference: number;
+                        question: number;
+                        reaction: number;
+                        second_person: number;
+                        self_statement: number;
+                        time: number;
+                    };
+                    keywords: string[];
+                    rules: {
+                        exclamation_bonus: number;
+                        high_priority_bonus: number;
+                        keyword_bonus: number;
+                        long_content_bonus: number;
+                        long_content_chars: number;
+                        medium_content_bonus: number;
+                        medium_content_chars: number;
+                        medium_priority_bonus: number;
+                        question_bonus: number;
+                    };
+                    weights: {
+                        actionable: number;
+                        emotional_impact: number;
+                        factual: number;
+                        novelty: number;
+                        personal: number;
+                        relevance: number;
+                    };
+                };
+                layers: {
+                    long_term_threshold: number;
+                    short_term_threshold: number;
+                };
+                promotion: {
+                    access_count: number;
+                    age_hours: number;
+                    importance: number;
+                };
+                retention: {
+                    access_cap: number;
+                    access_reinforcement: number;
+                    base_strength_days: number;
+                    coefficients: {
+                        long_term: number;
+                        short_term: number;
+                        working: number;
+                    };
+                    initial_retention: number;
+                    /** @enum {string} */
+                    preset: "seed" | "calibrated";
+                };
+                retrieval: {
+                    bm25_b: number;
+                    bm25_k1: number;
+                    candidates: number;
+                    exact_scan_below: number;
+                    importance_weight: number;
+                    min_vector_similarity: number;
+                    neighbor_weights: {
+                        adjacent: number;
+                        forward: number;
+                        second: number;
+                    };
+                    priority_weights: {
+                        critical: number;
+                        high: number;
+                        low: number;
+                        normal: number;
+                    };
+                    probes: number;
+                    retention_weight: number;
+                    rrf_k: number;
+                    tag_boost: number;
+                    text_weight: number;
+                    vector_weight: number;
+                };
+                review: {
+                    base_intervals_hours: number[];
+                    importance_factor: number;
+                    min_interval_hours: number;
+                    reinforcement: number;
+                };
+                stm: {
+                    attention_min_words: number;
+                    attention_threshold: number;
+                    capacity: number;
+                    chunk_max_items: number;
+                    emotion_scale: number;
+                    initial_decay_factor: number;
+                    reaction_emotion: number;
+                    rehearsal_factor: number;
+                };
+                systems: {
+                    abstraction_level: number;
+                    cluster_min_size: number;
+                    cluster_similarity: number;
+                    context_dependency: number;
+                    generalization: number;
+                    hippocampus_factor: number;
+                    neocortex_age_days: number;
+                };
+                tiers: {
+                    cold: number;
+                    grace_days: number;
+                    hot: number;
+                    warm: number;
+                };
+            };
+            /** @description what the tenant set: any subset of the config, nested objects partial */
+            overrides: {
+                [key: string]: unknown;
+            };
+        };
         SearchResultDto_Output: {
             items: {
                 access_count: number;
@@ -1346,6 +1779,41 @@ export interface components {
                 scopes: ("minds:manage" | "memories:read" | "memories:write")[];
             }[];
             next_cursor: string | null;
+        };
+        StmViewDto_Output: {
+            /** Format: date-time */
+            as_of: string;
+            capacity: number;
+            conversation_id: string;
+            entries: {
+                association: number;
+                chunk: {
+                    items: string[];
+                    pattern: string;
+                } | null;
+                consolidation_score: number;
+                content: string;
+                decay_factor: number;
+                /** @enum {string} */
+                decision_now: "stay" | "consolidate" | "discard";
+                emotion: number;
+                /** Format: date-time */
+                entered_at: string;
+                /** Format: uuid */
+                id: string;
+                importance: number;
+                /** @enum {string} */
+                importance_source: "caller" | "explicit_save" | "llm" | "llm_regex" | "rules" | "consolidation" | "llm_facts";
+                /** Format: date-time */
+                last_rehearsed_at: string;
+                mentions: number;
+                message_ids: string[];
+                rehearsal_count: number;
+                seconds_in_stm: number;
+                speaker: string | null;
+                triggers: ("repetition" | "importance" | "emotion" | "explicit_save" | "sleep_cycle" | "capacity" | "stm_timeout")[];
+                utility: number;
+            }[];
         };
         UpdateMemoryDto: {
             confidence?: number;
@@ -1695,6 +2163,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description the Prometheus text exposition format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
             /** @description METRICS_TOKEN is set and the request does not carry it */
             401: {
                 headers: {
@@ -1938,12 +2415,22 @@ export interface operations {
                 "X-Mind-Id"?: string;
             };
             path: {
+                /** @description the caller's id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-" */
                 conversationId: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description what each STM entry became */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsolidateResultDto_Output"];
+                };
+            };
             /** @description bad input: `message` and `errors[].field` name each bad field */
             400: {
                 headers: {
@@ -2010,6 +2497,7 @@ export interface operations {
                 "X-Mind-Id"?: string;
             };
             path: {
+                /** @description the caller's id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-" */
                 conversationId: string;
             };
             cookie?: never;
@@ -2021,11 +2509,13 @@ export interface operations {
         };
         responses: {
             /** @description what attention, STM and consolidation did */
-            200: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AppendResultDto_Output"];
+                };
             };
             /** @description bad input: `message` and `errors[].field` name each bad field */
             400: {
@@ -2111,12 +2601,22 @@ export interface operations {
                 "X-Mind-Id"?: string;
             };
             path: {
+                /** @description the caller's id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-" */
                 conversationId: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description the conversation's STM entries with their signals, score, triggers and decision now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StmViewDto_Output"];
+                };
+            };
             /** @description bad input: `message` and `errors[].field` name each bad field */
             400: {
                 headers: {
@@ -2278,7 +2778,16 @@ export interface operations {
             };
         };
         responses: {
-            /** @description created (200 when an existing key was updated) */
+            /** @description an existing key: updated, or unchanged */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryViewDto_Output"];
+                };
+            };
+            /** @description created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2577,6 +3086,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description bad input: `message` and `errors[].field` name each bad field */
             400: {
                 headers: {
@@ -2734,7 +3250,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["RetentionCardDto_Output"];
+                };
             };
             /** @description bad input: `message` and `errors[].field` name each bad field */
             400: {
@@ -3651,6 +4169,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description deleted, with everything it owned */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description missing, unknown, expired or revoked credential */
             401: {
                 headers: {
@@ -3777,7 +4302,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["CreateMindKeyDto"];
             };
@@ -3879,6 +4404,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description revoked (also when it already was) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description missing, unknown, expired or revoked credential */
             401: {
                 headers: {
@@ -4001,18 +4533,28 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description the SaaS's own id of the end user: 1-200 characters, one line, no leading or trailing white space */
                 externalId: string;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["EnsureMindDto"];
             };
         };
         responses: {
-            /** @description the existing mind (201 when this call created it) */
+            /** @description the existing mind */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MindViewDto_Output"];
+                };
+            };
+            /** @description the mind this call created */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4264,6 +4806,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description revoked (also when it already was) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description missing, unknown, expired or revoked credential */
             401: {
                 headers: {
@@ -4324,6 +4873,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description deleted, with everything in it */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description `confirm` is not the tenant's name */
             400: {
                 headers: {
@@ -4385,9 +4941,13 @@ export interface operations {
             /** @description JSONL: one object per line with a `type` (tenant, settings, mind, memory, memory_version) */
             200: {
                 headers: {
+                    /** @description attachment; filename="engram-export-<date>.jsonl" */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/x-ndjson": string;
+                };
             };
             /** @description missing, unknown, expired or revoked credential */
             401: {
@@ -4531,7 +5091,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["LifecycleSettingsDto_Output"];
+                };
             };
             /** @description missing, unknown, expired or revoked credential */
             401: {
@@ -4582,16 +5144,20 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
-            /** @description {overrides, effective} */
+            /** @description {effective, overrides} */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["SavedLifecycleSettingsDto_Output"];
+                };
             };
             /** @description the merged config breaks a rule: `errors[].field` names each path */
             400: {
@@ -4669,16 +5235,20 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
-            /** @description {overrides, effective} */
+            /** @description {effective, overrides} */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["SavedLifecycleSettingsDto_Output"];
+                };
             };
             /** @description the merged config breaks a rule: `errors[].field` names each path */
             400: {
@@ -4983,6 +5553,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description deleted, with its deliveries */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description missing, unknown, expired or revoked credential */
             401: {
                 headers: {

@@ -55,7 +55,7 @@ export class ApiAuthGuard extends AuthGuard('jwt') {
     const principal = request.user as Principal;
     if (principal.kind === 'service_key') {
       const scope = this.reflector.getAllAndOverride<ServiceKeyScope | undefined>(SERVICE_KEY_SCOPE, targets);
-      if (!scope) throw new AppError('forbidden', 'a service key cannot use this endpoint: it needs a person\'s JWT or a Mind Key');
+      if (!scope) throw new AppError('forbidden', 'a service key cannot use this endpoint: service keys reach minds and memories only');
       if (!principal.scopes.includes(scope)) throw new AppError('forbidden', `this service key lacks the scope ${scope}`);
       return true;
     }

@@ -3,7 +3,13 @@ import { z } from 'zod';
 // Field rules shared by the request schemas. Messages state the rule; the API answers
 // `<field>: <message>`.
 
-const CONTROL = /\p{Cc}/u;
+/**
+ * What breaks a one-line value: control characters, the Unicode line and paragraph separators
+ * (U+2028, U+2029: a line break to anything that renders Unicode, e.g. a recall read by a
+ * model) and the bidirectional embeddings, overrides and isolates (U+202A-U+202E,
+ * U+2066-U+2069: text that displays in another order than it reads, "Trojan Source").
+ */
+export const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}\u202A-\u202E\u2066-\u2069]/u;
 const EARLIEST = Date.parse('0001-01-01T00:00:00Z');
 const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 
@@ -23,14 +29,14 @@ export const isoDateTime = z
 /** Length in characters as people count them (code points, not UTF-16 units). */
 export const charLength = (s: string): number => [...s].length;
 
-/** A one-line name: trimmed, 1..max characters, no control characters (no line breaks). */
+/** A one-line name: trimmed, 1..max characters, no control characters or line breaks ({@link NOT_ONE_LINE}). */
 export function oneLine(max: number) {
   return z
     .string({ message: 'must be a string' })
     .trim()
     .min(1, { message: 'must not be empty' })
     .refine((s) => charLength(s) <= max, { message: `must be at most ${max} characters` })
-    .refine((s) => !CONTROL.test(s), { message: 'must be one line without control characters' });
+    .refine((s) => !NOT_ONE_LINE.test(s), { message: 'must be one line without control characters' });
 }
 
 /** A tag: 1..max characters, no commas (they separate tags in recall), no control characters. */
@@ -39,7 +45,7 @@ export function tagText(max: number) {
     .string({ message: 'must be a string' })
     .refine((t) => t.trim().length > 0, { message: 'must not be empty' })
     .refine((t) => charLength(t.trim()) <= max, { message: `must be at most ${max} characters` })
-    .refine((t) => !CONTROL.test(t) && !t.includes(','), { message: 'must not contain commas or control characters' });
+    .refine((t) => !NOT_ONE_LINE.test(t) && !t.includes(','), { message: 'must not contain commas or control characters' });
 }
 
 /**

@@ -1,10 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ZodResponse } from 'nestjs-zod';
 import { AppError, ConversationStream, type MemoryScope } from '@engram/services';
 import { ServiceKeyScopeNeeded } from '../auth/auth.decorators';
 import { Documented } from '../common/api-docs';
 import { CurrentMemoryScope } from '../memory/memory-scope';
-import { AppendMessagesDto, CONVERSATION_ID_PATTERN } from './conversations.dto';
+import { AppendMessagesDto, AppendResultDto, CONVERSATION_ID_PATTERN, ConsolidateResultDto, StmViewDto } from './conversations.dto';
 
 export function conversationId(id: string): string {
   if (!CONVERSATION_ID_PATTERN.test(id)) {
@@ -21,6 +22,12 @@ export function conversationId(id: string): string {
 @ApiTags('conversations')
 @ApiBearerAuth()
 @ApiHeader({ name: 'X-Mind-Id', required: false, description: 'the mind to act on; required with a user JWT or a service key' })
+// CONVERSATION_ID_PATTERN, as the document states it.
+@ApiParam({
+  name: 'conversationId',
+  description: 'the caller\'s id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"',
+  schema: { type: 'string', minLength: 1, maxLength: 200, pattern: CONVERSATION_ID_PATTERN.source },
+})
 @Controller({ path: 'conversations', version: '1' })
 export class ConversationsController {
   constructor(private readonly conversations: ConversationStream) {}
@@ -34,7 +41,7 @@ export class ConversationsController {
   @ServiceKeyScopeNeeded('memories:write')
   @Post(':conversationId/messages')
   @Documented({ summary: 'Append messages to a conversation', errors: [400, 403, 404, 413, 415] })
-  @ApiOkResponse({ description: 'what attention, STM and consolidation did' })
+  @ZodResponse({ status: 201, type: AppendResultDto, description: 'what attention, STM and consolidation did' })
   append(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string, @Body() body: AppendMessagesDto) {
     return this.conversations.append(scope, conversationId(id), body.messages);
   }
@@ -43,6 +50,7 @@ export class ConversationsController {
   @ServiceKeyScopeNeeded('memories:read')
   @Get(':conversationId/stm')
   @Documented({ summary: "Get a conversation's short-term memory", errors: [400, 403, 404] })
+  @ZodResponse({ status: 200, type: StmViewDto, description: "the conversation's STM entries with their signals, score, triggers and decision now" })
   stm(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string) {
     return this.conversations.view(scope, conversationId(id));
   }
@@ -52,6 +60,7 @@ export class ConversationsController {
   @Post(':conversationId/consolidate')
   @Documented({ summary: "Consolidate a conversation's short-term memory now", errors: [400, 403, 404] })
   @HttpCode(200)
+  @ZodResponse({ status: 200, type: ConsolidateResultDto, description: 'what each STM entry became' })
   async consolidate(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string) {
     return { consolidated: await this.conversations.consolidateAll(scope, conversationId(id)) };
   }

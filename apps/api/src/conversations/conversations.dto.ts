@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { CONTENT_MAX_BYTES } from '@engram/memory';
+import { CONTENT_MAX_BYTES, IMPORTANCE_PATHS, type ConsolidationTrigger } from '@engram/memory';
 import { isoDateTime, oneLine } from '../common/zod-fields';
 
 export const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;
@@ -34,3 +34,88 @@ export const AppendMessagesSchema = z
   })
   .strict();
 export class AppendMessagesDto extends createZodDto(AppendMessagesSchema) {}
+
+// ---- answers (libs/services conversation.types.ts and ConversationStream `view`): the
+// serializer (`@ZodResponse`) checks each answer against these, and the OpenAPI document and the
+// TypeScript client are typed by them. Fields in the order the service writes them (the
+// serializer writes them in the schema's order).
+
+/** What made an STM entry move to long-term memory (libs/memory `ConsolidationTrigger`). */
+const CONSOLIDATION_TRIGGERS = ['repetition', 'importance', 'emotion', 'explicit_save', 'sleep_cycle', 'capacity', 'stm_timeout'] as const satisfies readonly ConsolidationTrigger[];
+// Every trigger of libs/memory is listed: a new one fails to compile here.
+type UnlistedTrigger = Exclude<ConsolidationTrigger, (typeof CONSOLIDATION_TRIGGERS)[number]>;
+export const ALL_TRIGGERS_LISTED: [UnlistedTrigger] extends [never] ? true : never = true;
+const trigger = z.enum(CONSOLIDATION_TRIGGERS);
+
+/** One consolidation: a new episodic memory, or a near-duplicate reinforced (`ConsolidationOutcome`). */
+export const ConsolidationOutcomeSchema = z.object({
+  stm_entry_id: z.uuid(),
+  trigger,
+  score: z.number(),
+  /** How many messages the entry held (a chunk holds several). */
+  messages: z.number().int(),
+  memory_id: z.uuid(),
+  key: z.string(),
+  status: z.enum(['created', 'reinforced']),
+  /** With `LLM_URL` set: the keyed facts the LLM extracted from the entry and upserted; absent otherwise. */
+  facts: z
+    .array(z.object({ memory_id: z.uuid(), category: z.string().describe('a memory category'), key: z.string(), status: z.enum(['created', 'updated', 'unchanged']) }))
+    .optional(),
+});
+
+/** `POST /conversations/:conversationId/messages`: what attention, STM and consolidation did (`AppendResult`). */
+export const AppendResultSchema = z.object({
+  conversation_id: z.string(),
+  message_ids: z.array(z.uuid()),
+  attended: z.number().int(),
+  rehearsed: z.number().int(),
+  /** Messages that repeated a long-term memory and reinforced it at once (they did not enter STM). */
+  reinforced: z.array(z.object({ message_id: z.uuid(), memory_id: z.uuid(), key: z.string() })),
+  below_attention: z.number().int(),
+  discarded: z.number().int(),
+  consolidated: z.array(ConsolidationOutcomeSchema),
+  /** Entries in the conversation's STM after this call. */
+  stm_size: z.number().int(),
+  stm_capacity: z.number().int(),
+});
+export class AppendResultDto extends createZodDto(AppendResultSchema) {}
+
+/** One entry of a conversation's STM with its signals, score and what the time rules say now. */
+export const StmEntryViewSchema = z.object({
+  id: z.uuid(),
+  content: z.string(),
+  speaker: z.string().nullable(),
+  /** The inbound messages it holds (its `source_refs` on consolidation). */
+  message_ids: z.array(z.uuid()),
+  importance: z.number(),
+  importance_source: z.enum(IMPORTANCE_PATHS),
+  emotion: z.number(),
+  association: z.number(),
+  utility: z.number(),
+  mentions: z.number().int(),
+  rehearsal_count: z.number().int(),
+  decay_factor: z.number(),
+  entered_at: isoDateTime,
+  last_rehearsed_at: isoDateTime,
+  /** Set when this entry is a chunk of consecutive entries. */
+  chunk: z.object({ items: z.array(z.string()), pattern: z.string() }).nullable(),
+  seconds_in_stm: z.number(),
+  consolidation_score: z.number(),
+  /** The immediate triggers it meets (repetition, importance, emotion). */
+  triggers: z.array(trigger),
+  /** What the time rules would do with it now. */
+  decision_now: z.enum(['stay', 'consolidate', 'discard']),
+});
+
+/** `GET /conversations/:conversationId/stm`. */
+export const StmViewSchema = z.object({
+  conversation_id: z.string(),
+  capacity: z.number().int(),
+  as_of: isoDateTime,
+  entries: z.array(StmEntryViewSchema),
+});
+export class StmViewDto extends createZodDto(StmViewSchema) {}
+
+/** `POST /conversations/:conversationId/consolidate`: every STM entry moved to long-term memory. */
+export const ConsolidateResultSchema = z.object({ consolidated: z.array(ConsolidationOutcomeSchema) });
+export class ConsolidateResultDto extends createZodDto(ConsolidateResultSchema) {}

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ZodResponse } from 'nestjs-zod';
 import { ServiceKeyScopeNeeded, UsersOnly } from '../auth/auth.decorators';
@@ -19,6 +19,7 @@ import {
   MemoryPageDto,
   MemoryViewDto,
   RecallQueryDto,
+  RetentionCardDto,
   SearchQueryDto,
   SearchResultDto,
   UpdateMemoryDto,
@@ -48,7 +49,8 @@ export class MemoryController {
   @ServiceKeyScopeNeeded('memories:write')
   @Post()
   @Documented({ summary: 'Store a memory (upsert by category and key)', errors: [400, 403, 404, 409, 413, 415] })
-  @ZodResponse({ status: 201, type: MemoryViewDto, description: 'created (200 when an existing key was updated)' })
+  @ZodResponse({ status: 201, type: MemoryViewDto, description: 'created' })
+  @ApiResponse({ status: 200, type: MemoryViewDto.Output, description: 'an existing key: updated, or unchanged' })
   async upsert(@CurrentMemoryScope() scope: MemoryScope, @Body() body: UpsertMemoryDto, @Res({ passthrough: true }) res: Response) {
     const { memory, status } = await this.writes.upsert(scope, body);
     res.status(status === 'created' ? 201 : 200);
@@ -142,6 +144,7 @@ export class MemoryController {
   @Delete(':id')
   @Documented({ summary: 'Delete a memory and its history', errors: [400, 403, 404] })
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'deleted' })
   async delete(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
     await this.writes.delete(scope, id);
   }
@@ -154,7 +157,7 @@ export class MemoryController {
   @ServiceKeyScopeNeeded('memories:read')
   @Get(':id/retention')
   @Documented({ summary: "Get a memory's retention card and forecast", errors: [400, 403, 404] })
-  @ApiOkResponse({ description: 'retention card with a 30-day forecast' })
+  @ZodResponse({ status: 200, type: RetentionCardDto, description: 'retention card with a 30-day forecast' })
   retention(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
     return this.reads.retention(scope, id);
   }

@@ -195,3 +195,44 @@ export const MemoryVersionViewSchema = MemoryViewSchema.pick({
 export class MemoryHistoryDto extends createZodDto(
   z.object({ memory_id: z.uuid(), items: z.array(MemoryVersionViewSchema) }),
 ) {}
+
+/**
+ * `GET /memory/:id/retention`: the retention card (retention.view.ts `retentionView`), fields in
+ * its order. Retention fields are null for a memory the lifecycle does not track.
+ */
+export const RetentionCardSchema = z.object({
+  id: z.uuid(),
+  layer: z.enum(MEMORY_LAYERS),
+  tier: z.enum(MEMORY_TIERS),
+  priority,
+  importance_score: z.number().nullable(),
+  importance_source: z.enum(IMPORTANCE_PATHS).nullable(),
+  initial_retention: z.number().nullable(),
+  /** Retention now (0..1). */
+  current_retention: z.number().nullable(),
+  /** The retention last computed and when: the forgetting curve starts there. */
+  retention_anchor: z.object({ retention: z.number(), at: isoDateTime }).nullable(),
+  strength_days: z.number().nullable(),
+  /** The strength with the accesses' reinforcement (at most `access_cap` × strength). */
+  effective_strength_days: z.number().nullable(),
+  /** Each review slot, `done` once a review happened at or after it. */
+  review_schedule: z.array(z.object({ at: isoDateTime, done: z.boolean() })),
+  next_review: nullableDate,
+  review_count: z.number().int(),
+  last_reviewed: nullableDate,
+  access_count: z.number().int(),
+  last_accessed: nullableDate,
+  forgotten_at: nullableDate,
+  forgetting: z.object({
+    soft_threshold: z.number(),
+    eviction_threshold: z.number(),
+    /** What the forgetting sweep would do now. */
+    verdict_now: z.enum(['keep', 'soft_forget', 'evict']),
+    /** Until when the memory cannot be soft-forgotten (its first review slot), if that is still ahead. */
+    grace_until: nullableDate,
+  }),
+  /** Retention over the next 30 days if nothing touches it: 121 points, 6 hours apart (empty when untracked). */
+  forecast: z.array(z.object({ at: isoDateTime, retention: z.number() })),
+  as_of: isoDateTime,
+});
+export class RetentionCardDto extends createZodDto(RetentionCardSchema) {}

@@ -1,5 +1,5 @@
 import { Controller, Get, Headers, Inject, Res, VERSION_NEUTRAL } from '@nestjs/common';
-import { ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { EngramMetrics, bearerMatches } from '@engram/metrics';
@@ -31,6 +31,7 @@ export class MetricsController {
     errors: [{ status: 401, description: 'METRICS_TOKEN is set and the request does not carry it' }],
   })
   @ApiProduces('text/plain')
+  @ApiOkResponse({ description: 'the Prometheus text exposition format', schema: { type: 'string' } })
   async scrape(@Headers('authorization') authorization: string | undefined, @Res() res: Response): Promise<void> {
     const token = this.config.METRICS_TOKEN;
     if (token && !bearerMatches(authorization, token)) {

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res, type PipeTransform } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiNoContentResponse, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ZodResponse } from 'nestjs-zod';
 import { ServiceKeyScopeNeeded, UsersOnly } from '../auth/auth.decorators';
 import { CurrentPrincipal, type ServiceKeyPrincipal, type UserPrincipal } from '../auth/principal';
@@ -61,7 +61,12 @@ export class MindsController {
   @ServiceKeyScopeNeeded('minds:manage')
   @Put('by-external-id/:externalId')
   @Documented({ summary: "Get or create the mind of an end user by the SaaS's user id", errors: [400, { status: 403, description: 'not an owner or admin (members, Mind Keys, service keys without minds:manage)' }, { status: 409, description: 'another mind has that name' }, 413, 415] })
-  @ZodResponse({ status: 200, type: MindViewDto, description: 'the existing mind (201 when this call created it)' })
+  @ZodResponse({ status: 200, type: MindViewDto, description: 'the existing mind' })
+  @ApiResponse({ status: 201, type: MindViewDto.Output, description: 'the mind this call created' })
+  // minds.dto.ts `externalId`: 1..200 characters (code points, as JSON Schema counts them).
+  @ApiParam({ name: 'externalId', description: "the SaaS's own id of the end user: 1-200 characters, one line, no leading or trailing white space", schema: { type: 'string', minLength: 1, maxLength: 200 } })
+  // A bodyless PUT works (the name defaults to the external id).
+  @ApiBody({ type: EnsureMindDto, required: false })
   async ensureByExternalId(
     @CurrentPrincipal() principal: UserPrincipal | ServiceKeyPrincipal,
     @Param('externalId', new ExternalIdPipe()) id: string,
@@ -98,6 +103,7 @@ export class MindsController {
   @Delete(':id')
   @Documented({ summary: 'Delete a mind and everything it owns', errors: [{ status: 403, description: 'not an owner or admin (members, Mind Keys, service keys without minds:manage)' }, 404] })
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'deleted, with everything it owned' })
   async delete(@CurrentPrincipal() principal: UserPrincipal | ServiceKeyPrincipal, @Param('id', new ParseIdPipe('mind')) id: string) {
     await this.minds.delete(principal, id);
   }
@@ -107,6 +113,8 @@ export class MindsController {
   @Post(':id/keys')
   @Documented({ summary: 'Issue a Mind Key (shown once)', errors: [400, { status: 403, description: 'not an owner or admin (members, Mind Keys and service keys)' }, 404, 413, 415] })
   @ZodResponse({ status: 201, type: NewMindKeyDto })
+  // Every field is optional: a bodyless POST works.
+  @ApiBody({ type: CreateMindKeyDto, required: false })
   createKey(
     @CurrentPrincipal() principal: UserPrincipal,
     @Param('id', new ParseIdPipe('mind')) id: string,
@@ -129,6 +137,7 @@ export class MindsController {
   @Delete(':id/keys/:keyId')
   @Documented({ summary: 'Revoke a Mind Key', errors: [{ status: 403, description: 'not an owner or admin (members, Mind Keys and service keys)' }, 404] })
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'revoked (also when it already was)' })
   async revokeKey(
     @CurrentPrincipal() principal: UserPrincipal,
     @Param('id', new ParseIdPipe('mind')) id: string,

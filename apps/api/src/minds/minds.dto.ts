@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { charLength, limitParam, once, oneLine, textParam } from '../common/zod-fields';
+import { NOT_ONE_LINE, charLength, limitParam, once, oneLine, textParam } from '../common/zod-fields';
 
 const isoDate = z.iso.datetime({ offset: true });
 
@@ -8,14 +8,17 @@ const description = z.string({ message: 'must be a string' }).max(2000, { messag
 
 /**
  * The SaaS's own id of the end user a mind remembers (mem0's `user_id`): 1..200 characters as
- * given (not trimmed: `alice` and ` alice` would be two users), without control characters.
+ * given (not trimmed, not normalised: `alice` and ` alice` would be two users), one line
+ * without control characters ({@link NOT_ONE_LINE}), and not `.` or `..`, which no URL can carry
+ * as a path segment (clients remove dot segments, RFC 3986 §5.2.4).
  */
 export const externalId = z
   .string({ message: 'must be a string' })
   .min(1, { message: 'must not be empty' })
   .refine((s) => charLength(s) <= 200, { message: 'must be at most 200 characters' })
-  .refine((s) => !/\p{Cc}/u.test(s), { message: 'must not contain control characters' })
-  .refine((s) => s.trim() === s, { message: 'must not start or end with white space' });
+  .refine((s) => !NOT_ONE_LINE.test(s), { message: 'must be one line without control characters' })
+  .refine((s) => s.trim() === s, { message: 'must not start or end with white space' })
+  .refine((s) => s !== '.' && s !== '..', { message: 'must not be . or .. (a URL cannot carry them)' });
 
 export const CreateMindSchema = z
   .object({

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { ZodResponse } from 'nestjs-zod';
 import { UsersOnly } from '../auth/auth.decorators';
 import { CurrentPrincipal, type UserPrincipal } from '../auth/principal';
@@ -42,6 +42,7 @@ export class ServiceKeysController {
   @Delete(':id')
   @Documented({ summary: 'Revoke a tenant service key', errors: [{ status: 403, description: 'not an owner or admin with a JWT (members, Mind Keys and service keys)' }, 404] })
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'revoked (also when it already was)' })
   async revoke(@CurrentPrincipal() principal: UserPrincipal, @Param('id', new ParseIdPipe('service key')) id: string) {
     await this.keys.revoke(principal, id);
   }

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { parse as parseContentType } from 'content-type';
-import { ApiBearerAuth, ApiBody, ApiConsumes, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiConsumes, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ZodResponse } from 'nestjs-zod';
 import { CLOCK, type Clock } from '@engram/config';
@@ -52,7 +52,12 @@ export class DataRightsController {
   @Get('tenant/export')
   @Documented({ summary: 'Export the whole tenant as JSONL', errors: [{ status: 403, description: "not the tenant's owner (admins, members and Mind Keys)" }] })
   @ApiProduces('application/x-ndjson')
-  @ApiOkResponse({ description: 'JSONL: one object per line with a `type` (tenant, settings, mind, memory, memory_version)' })
+  @ApiOkResponse({
+    description: 'JSONL: one object per line with a `type` (tenant, settings, mind, memory, memory_version)',
+    // One JSON object per line: no JSON schema describes the whole body (POST /v1/tenant/import takes it back).
+    schema: { type: 'string', description: 'JSONL, a line break after each line' },
+    headers: { 'Content-Disposition': { description: 'attachment; filename="engram-export-<date>.jsonl"', schema: { type: 'string' } } },
+  })
   async export(@CurrentPrincipal() principal: UserPrincipal, @Res() res: Response): Promise<void> {
     const now = this.clock.now();
     const lines = this.tenantExport.exportLines(principal, now);
@@ -146,6 +151,7 @@ export class DataRightsController {
     errors: [{ status: 400, description: "`confirm` is not the tenant's name" }, { status: 403, description: "not the tenant's owner (admins, members and Mind Keys)" }],
   })
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'deleted, with everything in it' })
   async deleteTenant(@CurrentPrincipal() principal: UserPrincipal, @Query() query: DeleteTenantQueryDto): Promise<void> {
     await this.dataRights.deleteTenant(principal, query.confirm);
   }

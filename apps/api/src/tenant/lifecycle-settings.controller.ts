@@ -1,10 +1,12 @@
 import { Body, Controller, Get, Patch, Put } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiTags } from '@nestjs/swagger';
+import { ZodResponse } from 'nestjs-zod';
 import { TenantDb } from '@engram/db';
 import { UsersOnly } from '../auth/auth.decorators';
 import { Documented } from '../common/api-docs';
 import { CurrentPrincipal, type UserPrincipal } from '../auth/principal';
 import { AppError, LifecycleSettings, LifecycleSettingsError } from '@engram/services';
+import { LifecycleSettingsDto, SavedLifecycleSettingsDto } from './lifecycle-settings.dto';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -38,7 +40,7 @@ export class LifecycleSettingsController {
   @UsersOnly('owner', 'admin')
   @Get()
   @Documented({ summary: "Get the tenant's lifecycle settings", errors: [{ status: 403, description: 'not an owner or admin of the tenant (members and Mind Keys)' }] })
-  @ApiOkResponse({ description: '{overrides, effective}' })
+  @ZodResponse({ status: 200, type: LifecycleSettingsDto, description: '{overrides, effective}' })
   get(@CurrentPrincipal() principal: UserPrincipal) {
     return this.tenantDb.run(principal.tenantId, async (tx) => ({
       overrides: await this.settings.overrides(tx),
@@ -55,8 +57,8 @@ export class LifecycleSettingsController {
   @UsersOnly('owner', 'admin')
   @Put()
   @Documented({ summary: "Replace the tenant's lifecycle overrides", errors: [{ status: 400, description: 'the merged config breaks a rule: `errors[].field` names each path' }, { status: 403, description: 'not an owner or admin of the tenant (members and Mind Keys)' }, 413, 415] })
-  @ApiBody({ schema: { type: 'object', example: { retention: { preset: 'seed' } } } })
-  @ApiOkResponse({ description: '{overrides, effective}' })
+  @ApiBody({ schema: { type: 'object', additionalProperties: true, example: { retention: { preset: 'seed' } } } })
+  @ZodResponse({ status: 200, type: SavedLifecycleSettingsDto, description: '{effective, overrides}' })
   put(@CurrentPrincipal() principal: UserPrincipal, @Body() body: Record<string, unknown>) {
     return this.save(principal, async () => body);
   }
@@ -68,8 +70,8 @@ export class LifecycleSettingsController {
   @UsersOnly('owner', 'admin')
   @Patch()
   @Documented({ summary: "Merge into the tenant's lifecycle overrides", errors: [{ status: 400, description: 'the merged config breaks a rule: `errors[].field` names each path' }, { status: 403, description: 'not an owner or admin of the tenant (members and Mind Keys)' }, 413, 415] })
-  @ApiBody({ schema: { type: 'object', example: { forgetting: { soft_threshold: 0.25 } } } })
-  @ApiOkResponse({ description: '{overrides, effective}' })
+  @ApiBody({ schema: { type: 'object', additionalProperties: true, example: { forgetting: { soft_threshold: 0.25 } } } })
+  @ZodResponse({ status: 200, type: SavedLifecycleSettingsDto, description: '{effective, overrides}' })
   patch(@CurrentPrincipal() principal: UserPrincipal, @Body() body: Record<string, unknown>) {
     return this.save(principal, async (current) => mergeOverrides(current, body));
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiNoContentResponse, ApiTags } from '@nestjs/swagger';
 import { ZodResponse } from 'nestjs-zod';
 import { UsersOnly } from '../auth/auth.decorators';
 import { CurrentPrincipal, type UserPrincipal } from '../auth/principal';
@@ -71,6 +71,7 @@ export class WebhooksController {
   @Delete(':id')
   @HttpCode(204)
   @Documented({ summary: 'Delete a webhook endpoint', errors: [FORBIDDEN, 404] })
+  @ApiNoContentResponse({ description: 'deleted, with its deliveries' })
   async delete(@CurrentPrincipal() principal: UserPrincipal, @Param('id', new ParseIdPipe('webhook')) id: string) {
     await this.webhooks.delete(principal, id);
   }

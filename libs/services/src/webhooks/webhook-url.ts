@@ -6,8 +6,10 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
  * must not make the service POST into its own network): unspecified, "this network", private
  * (RFC 1918, RFC 4193 unique local), carrier-grade NAT (RFC 6598), loopback, link-local (which
  * holds the cloud metadata service, 169.254.169.254), IETF protocol assignments, benchmarking,
- * multicast, reserved and broadcast (IANA special-purpose registries). IPv4-mapped IPv6
- * addresses (`::ffff:10.0.0.1`) match their IPv4 rules (node's BlockList maps them).
+ * multicast, reserved and broadcast (IANA special-purpose registries), and the IPv6 forms that
+ * embed an IPv4 address (IPv4-compatible, IPv4-translated, 6to4, Teredo, NAT64). IPv4-mapped
+ * IPv6 addresses (`::ffff:10.0.0.1`) match their IPv4 rules (node's BlockList maps them). The
+ * documentation ranges (TEST-NET-1..3, 2001:db8::/32) are not refused: nothing routes them.
  */
 const REFUSED = (() => {
   const list = new BlockList();
@@ -40,10 +42,44 @@ const REFUSED = (() => {
   return list;
 })();
 
+/** The 8 groups of an IPv6 literal (a trailing dotted quad counts as two groups). */
+function ipv6Groups(address: string): number[] {
+  let text = address;
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const left = head ? head.split(':') : [];
+  const right = tail !== undefined && tail !== '' ? tail.split(':') : [];
+  const zeros = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0');
+  return [...left, ...zeros, ...right].map((g) => parseInt(g, 16));
+}
+
+/**
+ * IPv6 forms that embed or reach an IPv4 address, loopback and private ones included, and
+ * reach no public service of their own: IPv4-compatible (`::a.b.c.d`, RFC 4291 §2.5.5.1,
+ * deprecated), IPv4-translated (`::ffff:0:a.b.c.d`, RFC 2765), 6to4 (`2002::/16`, RFC 3056,
+ * deprecated by RFC 7526), Teredo (`2001::/32`, RFC 4380) and discard-only (`100::/64`, RFC 6666).
+ * Matched by hand: node's BlockList treats IPv4 addresses as IPv4-compatible IPv6 ones, so a
+ * `::/96` rule there would refuse every IPv4 address.
+ */
+function embedsIpv4(address: string): boolean {
+  const g = ipv6Groups(address);
+  const zeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  if (zeroUpTo(6)) return true;
+  if (zeroUpTo(4) && g[4] === 0xffff && g[5] === 0) return true;
+  if (g[0] === 0x2002) return true;
+  if (g[0] === 0x2001 && g[1] === 0) return true;
+  return g[0] === 0x100 && g[1] === 0 && g[2] === 0 && g[3] === 0;
+}
+
 /** True when `address` (an IPv4 or IPv6 literal) is one a webhook may not reach by default. */
 export function isRefusedAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
+  if (family === 6 && !/^::ffff:[^:]+$/i.test(address) && embedsIpv4(address)) return true;
   return REFUSED.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
