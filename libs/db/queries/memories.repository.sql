@@ -582,8 +582,8 @@ set
                       ) then round(
                         (
                           strength_days * (
-                            case layer
-                              when 'working' then $31::float8
+                            case
+                              when layer = 'working' then $31::float8
                               else $32::float8
                             end
                           )
@@ -606,8 +606,8 @@ set
                           ) then round(
                             (
                               strength_days * (
-                                case layer
-                                  when 'working' then $37::float8
+                                case
+                                  when layer = 'working' then $37::float8
                                   else $38::float8
                                 end
                               )
@@ -632,8 +632,8 @@ set
                         ) then round(
                           (
                             strength_days * (
-                              case layer
-                                when 'working' then $45::float8
+                              case
+                                when layer = 'working' then $45::float8
                                 else $46::float8
                               end
                             )
@@ -758,8 +758,8 @@ set
                         ) then round(
                           (
                             strength_days * (
-                              case layer
-                                when 'working' then $71::float8
+                              case
+                                when layer = 'working' then $71::float8
                                 else $72::float8
                               end
                             )
@@ -782,8 +782,8 @@ set
                             ) then round(
                               (
                                 strength_days * (
-                                  case layer
-                                    when 'working' then $77::float8
+                                  case
+                                    when layer = 'working' then $77::float8
                                     else $78::float8
                                   end
                                 )
@@ -808,8 +808,8 @@ set
                           ) then round(
                             (
                               strength_days * (
-                                case layer
-                                  when 'working' then $85::float8
+                                case
+                                  when layer = 'working' then $85::float8
                                   else $86::float8
                                 end
                               )
@@ -877,8 +877,8 @@ set
           or coalesce(importance_score, 0) >= $96::float8
         )
       ) then (
-        case layer
-          when 'working' then 'short_term'
+        case
+          when layer = 'working' then 'short_term'
           else 'long_term'
         end
       )
@@ -900,8 +900,8 @@ set
           ) then round(
             (
               strength_days * (
-                case layer
-                  when 'working' then $101::float8
+                case
+                  when layer = 'working' then $101::float8
                   else $102::float8
                 end
               )
@@ -989,8 +989,8 @@ set
                       ) then round(
                         (
                           strength_days * (
-                            case layer
-                              when 'working' then $121::float8
+                            case
+                              when layer = 'working' then $121::float8
                               else $122::float8
                             end
                           )
@@ -1013,8 +1013,8 @@ set
                           ) then round(
                             (
                               strength_days * (
-                                case layer
-                                  when 'working' then $127::float8
+                                case
+                                  when layer = 'working' then $127::float8
                                   else $128::float8
                                 end
                               )
@@ -1039,8 +1039,8 @@ set
                         ) then round(
                           (
                             strength_days * (
-                              case layer
-                                when 'working' then $135::float8
+                              case
+                                when layer = 'working' then $135::float8
                                 else $136::float8
                               end
                             )
@@ -1068,8 +1068,8 @@ set
                 ) then round(
                   (
                     strength_days * (
-                      case layer
-                        when 'working' then $141::float8
+                      case
+                        when layer = 'working' then $141::float8
                         else $142::float8
                       end
                     )
@@ -1135,8 +1135,8 @@ set
                         ) then round(
                           (
                             strength_days * (
-                              case layer
-                                when 'working' then $156::float8
+                              case
+                                when layer = 'working' then $156::float8
                                 else $157::float8
                               end
                             )
@@ -1161,8 +1161,8 @@ set
                       ) then round(
                         (
                           strength_days * (
-                            case layer
-                              when 'working' then $164::float8
+                            case
+                              when layer = 'working' then $164::float8
                               else $165::float8
                             end
                           )
@@ -1189,8 +1189,8 @@ set
               ) then round(
                 (
                   strength_days * (
-                    case layer
-                      when 'working' then $170::float8
+                    case
+                      when layer = 'working' then $170::float8
                       else $171::float8
                     end
                   )
@@ -1338,8 +1338,8 @@ set
                       ) then round(
                         (
                           strength_days * (
-                            case layer
-                              when 'working' then $201::float8
+                            case
+                              when layer = 'working' then $201::float8
                               else $202::float8
                             end
                           )
@@ -1362,8 +1362,8 @@ set
                           ) then round(
                             (
                               strength_days * (
-                                case layer
-                                  when 'working' then $207::float8
+                                case
+                                  when layer = 'working' then $207::float8
                                   else $208::float8
                                 end
                               )
@@ -1388,8 +1388,8 @@ set
                         ) then round(
                           (
                             strength_days * (
-                              case layer
-                                when 'working' then $215::float8
+                              case
+                                when layer = 'working' then $215::float8
                                 else $216::float8
                               end
                             )
@@ -1514,8 +1514,8 @@ set
                         ) then round(
                           (
                             strength_days * (
-                              case layer
-                                when 'working' then $241::float8
+                              case
+                                when layer = 'working' then $241::float8
                                 else $242::float8
                               end
                             )
@@ -1538,8 +1538,8 @@ set
                             ) then round(
                               (
                                 strength_days * (
-                                  case layer
-                                    when 'working' then $247::float8
+                                  case
+                                    when layer = 'working' then $247::float8
                                     else $248::float8
                                   end
                                 )
@@ -1564,8 +1564,8 @@ set
                           ) then round(
                             (
                               strength_days * (
-                                case layer
-                                  when 'working' then $255::float8
+                                case
+                                  when layer = 'working' then $255::float8
                                   else $256::float8
                                 end
                               )
@@ -2089,9 +2089,9 @@ group by
 update memories
 set
   strength_days = $1::float8 * (
-    case layer
-      when 'working' then $2::float8
-      when 'short_term' then $3::float8
+    case
+      when layer = 'working' then $2::float8
+      when layer = 'short_term' then $3::float8
       else $4::float8
     end
   ) * (

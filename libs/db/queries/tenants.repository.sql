@@ -26,6 +26,10 @@ where
 for update;
 
 -- TenantsRepository.delete
+delete from "users"
+where
+  "tenant_id" = $1;
+
 delete from "tenants"
 where
   "id" = $1;

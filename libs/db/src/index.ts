@@ -1,6 +1,7 @@
 export * from './schema';
 export * from './database';
 export * from './migrator';
+export * from './citus';
 export * from './project-paths';
 export * from './tenant-db';
 export * from './pg-errors';

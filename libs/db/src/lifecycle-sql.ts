@@ -68,7 +68,7 @@ export function accessSetSql(config: LifecycleConfig, now: Date) {
       or ${now}::timestamptz - ${bornAtSql} > make_interval(secs => ${p.age_hours * 3600}::float8)
       or coalesce(importance_score, 0) >= ${p.importance}::float8))`;
   const c = config.retention.coefficients;
-  const upRatio = sql<number>`(case layer when 'working' then ${c.short_term / c.working}::float8 else ${c.long_term / c.short_term}::float8 end)`;
+  const upRatio = sql<number>`(case when layer = 'working' then ${c.short_term / c.working}::float8 else ${c.long_term / c.short_term}::float8 end)`;
   const promoted = sql<number>`(case when ${promote} then round((strength_days * ${upRatio})::numeric, 12)::float8 else strength_days end)`;
   const nextReview = sql<Date>`(case when ${due} then engram_next_review_after(review_schedule, ${now}::timestamptz) else next_review end)`;
   // Revival: the horizon, the strength factor after this access, the retention that lasts it
@@ -93,7 +93,7 @@ export function accessSetSql(config: LifecycleConfig, now: Date) {
     review_count: sql<number>`least(review_count::bigint + (case when ${due} then 1 else 0 end), 2147483647)::int`,
     last_reviewed: sql<Date>`(case when ${due} then ${now}::timestamptz else last_reviewed end)`,
     next_review: nextReview,
-    layer: sql<'working' | 'short_term' | 'long_term'>`(case when ${promote} then (case layer when 'working' then 'short_term' else 'long_term' end) else layer end)`,
+    layer: sql<'working' | 'short_term' | 'long_term'>`(case when ${promote} then (case when layer = 'working' then 'short_term' else 'long_term' end) else layer end)`,
     strength_days: sql<number>`(case when strength_days is null then null when current_retention is null then ${promoted} else ${revivedS} end)`,
     forgotten_at: sql<Date>`(case when current_retention is not null and strength_days is not null and ${revivedR} >= ${theta}::float8 then null else forgotten_at end)`,
     // libs/memory tierAfterAccess: an archived memory is rehydrated, warm and back in the vector index.

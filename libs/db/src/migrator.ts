@@ -1,6 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { distributeOnCitus } from './citus';
 import { migrationsDir } from './project-paths';
 
 /**
@@ -35,7 +36,8 @@ export class MigrationError extends Error {
 
 /**
  * Applies every pending migration, in name order, as whoever `db` connects as (the owner).
- * Safe to run concurrently: Kysely's migrator serialises on a lock row.
+ * Safe to run concurrently: Kysely's migrator serialises on a lock row. On a Citus coordinator
+ * it then distributes the tables by tenant ({@link distributeOnCitus}; nothing elsewhere).
  *
  * @returns the names of the migrations applied by this call (empty when up to date).
  * @throws MigrationError naming the migration that failed; earlier ones stay applied.
@@ -46,6 +48,11 @@ export async function migrateToLatest(db: Kysely<unknown>, dir = migrationsDir()
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new MigrationError(failed?.migrationName, error);
+  }
+  try {
+    await distributeOnCitus(db);
+  } catch (cause) {
+    throw new MigrationError('citus distribution (libs/db/src/citus.ts)', cause);
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -6,6 +6,8 @@ import type { DB } from './schema';
 
 const RETRYABLE = new Set([PG_DEADLOCK_DETECTED, PG_SERIALIZATION_FAILURE]);
 const MAX_ATTEMPTS = 3;
+/** A UUID's text form, nothing else: what may be spliced into the SET of {@link TenantDb.run}. */
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Injection token of the app's `Kysely<DB>`. */
 export const DATABASE = Symbol('DATABASE');
@@ -32,8 +34,8 @@ export class TenantDb {
   constructor(@Inject(DATABASE) private readonly db: Kysely<DB>) {}
 
   /**
-   * Runs `work` in one transaction whose first statement sets `app.tenant_id` (transaction-local)
-   * for the RLS policies; commits when it resolves, rolls back when it throws. A deadlock or
+   * Runs `work` in one transaction whose first statements set `app.tenant_id` (`SET LOCAL`,
+   * transaction-local, propagated to Citus workers) for the RLS policies; commits when it resolves, rolls back when it throws. A deadlock or
    * serialization failure reruns it (up to 3 attempts), so `work` must not have side effects
    * outside the transaction.
    *
@@ -42,11 +44,17 @@ export class TenantDb {
    * it, never corrupt anything, and the read does not pay for a disk flush.
    */
   async run<T>(tenantId: string, work: (tx: TenantTx) => Promise<T>, options: { durable?: boolean } = {}): Promise<T> {
-    if (!isUuid(tenantId)) throw new Error(`not a tenant id: ${tenantId}`);
+    if (!isUuid(tenantId) || !UUID_TEXT.test(tenantId)) throw new Error(`not a tenant id: ${tenantId}`);
     // BEGIN and the tenant setting travel as one simple-protocol message: one round trip, not two.
-    // The id is a UUID (checked above), so it is safe as a literal.
+    // SET LOCAL, not set_config(): Citus replays a transaction's SET LOCAL commands on each worker
+    // connection it opens when citus.propagate_set_commands is 'local' (set first, so the tenant's
+    // SET is replayed), so the RLS policies see the tenant on the shards too; set_config() never
+    // leaves the coordinator. On plain PostgreSQL and PGlite `citus.propagate_set_commands` is an
+    // unused placeholder setting. SET takes no parameter: the id is a literal, and it can hold
+    // nothing but hex digits and hyphens (UUID_TEXT, checked above), so it cannot end the quote.
     const start = sql.raw(
-      `begin; select set_config('app.tenant_id', '${tenantId}', true)` + (options.durable === false ? `, set_config('synchronous_commit', 'off', true)` : ''),
+      `begin; set local citus.propagate_set_commands = 'local'; set local app.tenant_id = '${tenantId}'` +
+        (options.durable === false ? `; set local synchronous_commit = off` : ''),
     );
     for (let attempt = 1; ; attempt++) {
       try {

@@ -272,7 +272,7 @@ export class MemoriesRepository {
     const c = retention.coefficients;
     await sql`
       update memories set strength_days = ${retention.base_strength_days}::float8
-        * (case layer when 'working' then ${c.working}::float8 when 'short_term' then ${c.short_term}::float8 else ${c.long_term}::float8 end)
+        * (case when layer = 'working' then ${c.working}::float8 when layer = 'short_term' then ${c.short_term}::float8 else ${c.long_term}::float8 end)
         * (case when synaptic_consolidated then ${synapticFactor}::float8 else 1 end)
       where tenant_id = ${tx.tenantId} and strength_days is not null`.execute(tx.trx);
   }

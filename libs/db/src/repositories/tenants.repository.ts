@@ -23,9 +23,13 @@ export class TenantsRepository {
     return tx.trx.selectFrom('tenants').selectAll().where('id', '=', tx.tenantId).forUpdate().executeTakeFirst();
   }
 
-  /** Deletes the tenant and, by cascade, every row of it in every table. */
+  /**
+   * Deletes the tenant and, by cascade, every row of it in every table. Its users explicitly
+   * first: on Citus `users` is a reference table without the foreign key (libs/db/src/citus.ts).
+   */
   @GenerateSql()
   async delete(tx: TenantTx): Promise<void> {
+    await tx.trx.deleteFrom('users').where('tenant_id', '=', tx.tenantId).execute();
     await tx.trx.deleteFrom('tenants').where('id', '=', tx.tenantId).execute();
   }
 
