@@ -37,6 +37,18 @@ node -e '
   s.on("timeout", () => process.exit(1));
 ' "$redis_url" || { echo "test-services: Redis does not answer at $redis_url (set TEST_REDIS_URL, or start it)" >&2; exit 1; }
 
+# test/citus.test.ts needs Citus (it starts a private cluster): built from the vendored source when
+# it is missing and we are root (about 5 minutes, once); without the source that suite skips itself.
+pg_config_bin="${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}"
+if [ -x "$pg_config_bin" ] && [ ! -f "$("$pg_config_bin" --pkglibdir)/citus.so" ]; then
+  if [ "$(id -u)" = 0 ] && { [ -f ../shared/vendor/citus/citus-13.2.2.tar.gz ] || [ -f /work/shared/vendor/citus/citus-13.2.2.tar.gz ] || [ -n "${CITUS_SOURCE:-}" ]; }; then
+    echo "test-services: Citus is missing; building it (scripts/provision-citus.sh, about 5 minutes)"
+    scripts/provision-citus.sh
+  else
+    echo "test-services: Citus is not installed (scripts/provision-citus.sh, as root); test/citus.test.ts will fail or skip" >&2
+  fi
+fi
+
 chromium="${CHROMIUM_PATH:-/usr/bin/chromium}"
 if [ ! -x "$chromium" ] && [ "$chromium" = /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "test-services: chromium is missing; installing Debian's package"
