@@ -9,17 +9,30 @@ where
   tenant_id = $1
   and mind_id = $2;
 
--- RetrievalRepository.preferIndexScans
+-- RetrievalRepository.startSearch (text)
 select
-  set_config('enable_seqscan', 'off', true);
-
--- RetrievalRepository.queryLexemes
-select
+  set_config('enable_seqscan', 'off', true) as seqscan,
   array(
     select distinct
       l
     from
-      unnest(tsvector_to_array(to_tsvector('english', $1))) as l
+      unnest(
+        tsvector_to_array(to_tsvector('english', coalesce($1::text, '')))
+      ) as l
+    order by
+      l
+  ) as lexemes;
+
+-- RetrievalRepository.startSearch (vector only)
+select
+  set_config('enable_seqscan', 'off', true) as seqscan,
+  array(
+    select distinct
+      l
+    from
+      unnest(
+        tsvector_to_array(to_tsvector('english', coalesce($1::text, '')))
+      ) as l
     order by
       l
   ) as lexemes;

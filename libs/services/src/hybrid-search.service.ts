@@ -102,11 +102,9 @@ export class HybridSearch {
     const counted = options.statistics !== 'uncounted';
     const mind: MindState = counted ? await this.mindState(tx, mindId) : { size: 0 };
     const scan: VectorScan = !query.vector || !counted || mind.size < r.exact_scan_below ? { exact: true } : { exact: false, probes: r.probes };
-    await this.retrieval.preferIndexScans(tx);
-    const { lexemes, stats } =
-      query.mode === 'vector' || !counted
-        ? { lexemes: query.mode === 'vector' ? [] : await this.retrieval.queryLexemes(tx, query.q), stats: mind.text ?? uncountedStats(query.q, mind.size) }
-        : await this.textStats(tx, mindId, query.q, mind);
+    const lexemes = await this.retrieval.startSearch(tx, query.mode === 'vector' ? null : query.q);
+    const stats =
+      query.mode === 'vector' || !counted ? (mind.text ?? uncountedStats(query.q, mind.size)) : await this.textStats(tx, mindId, lexemes, mind);
     const found = await this.retrieval.search(tx, mindId, { ...query, lexemes, stats }, query.filter, r.candidates, { bm25: { k1: r.bm25_k1, b: r.bm25_b }, scan });
     // Document frequencies change slowly: keep them until the size is counted again rather than
     // count them per query.
@@ -152,12 +150,11 @@ export class HybridSearch {
   }
 
   /**
-   * The query's lexemes and the mind's statistics for them (libs/memory bm25): the cached ones,
-   * with each lexeme not seen yet counted (up to DF_COUNT_CAP; beyond, estimated from its share
-   * of the sample). A copy: the cache decides what it keeps.
+   * The mind's statistics for the query's lexemes (libs/memory bm25): the cached ones, with each
+   * lexeme not seen yet counted (up to DF_COUNT_CAP; beyond, estimated from its share of the
+   * sample). A copy: the cache decides what it keeps.
    */
-  private async textStats(tx: TenantTx, mindId: string, q: string, mind: MindState): Promise<{ lexemes: string[]; stats: TextStats }> {
-    const lexemes = await this.retrieval.queryLexemes(tx, q);
+  private async textStats(tx: TenantTx, mindId: string, lexemes: readonly string[], mind: MindState): Promise<TextStats> {
     const known = mind.text;
     const stats: TextStats = known ? { ...known, df: new Map(known.df) } : { n: mind.size, avgdl: await this.retrieval.meanLength(tx, mindId), df: new Map() };
     const capped: string[] = [];
@@ -169,6 +166,6 @@ export class HybridSearch {
     if (capped.length > 0) {
       for (const [l, share] of await this.retrieval.sampleShares(tx, mindId, capped)) stats.df.set(l, estimatedDocumentFrequency(share, stats.n));
     }
-    return { lexemes, stats };
+    return stats;
   }
 }

@@ -86,19 +86,18 @@ export class RetrievalRepository {
   }
 
   /**
-   * Every statement of a search is built for an index (tenant and mind, GIN, temporal). On a
-   * small table the planner still prefers scanning all of it, once per part: forbid that for the
-   * rest of the transaction.
+   * Starts a search, in one statement: forbids sequential scans for the rest of the transaction
+   * and answers the query's distinct stemmed lexemes (PostgreSQL's `english` configuration),
+   * sorted; none for `q` null (a vector-only search). Every statement of a search is built for an
+   * index (tenant and mind, GIN, temporal); on a small table the planner still prefers scanning
+   * all of it, once per part. One statement rather than two: a search's cost follows its round
+   * trips (bench/RESULTS.md, "Peers").
    */
-  @GenerateSql()
-  async preferIndexScans(tx: TenantTx): Promise<void> {
-    await sql`select set_config('enable_seqscan', 'off', true)`.execute(tx.trx);
-  }
-
-  /** The query's distinct stemmed lexemes (PostgreSQL's `english` configuration), sorted. */
-  @GenerateSql({ params: ['who approved the budget?'] })
-  async queryLexemes(tx: TenantTx, q: string): Promise<string[]> {
-    const { rows } = await sql<{ lexemes: string[] }>`select array(select distinct l from unnest(tsvector_to_array(to_tsvector('english', ${q}))) as l order by l) as lexemes`.execute(tx.trx);
+  @GenerateSql({ name: 'text', params: ['who approved the budget?'] }, { name: 'vector only', params: [null] })
+  async startSearch(tx: TenantTx, q: string | null): Promise<string[]> {
+    const { rows } = await sql<{ lexemes: string[] }>`
+      select set_config('enable_seqscan', 'off', true) as seqscan,
+             array(select distinct l from unnest(tsvector_to_array(to_tsvector('english', coalesce(${q}::text, '')))) as l order by l) as lexemes`.execute(tx.trx);
     return rows[0]?.lexemes ?? [];
   }
 
