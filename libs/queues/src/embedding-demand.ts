@@ -1,8 +1,11 @@
+import { ThrottledWarning } from './throttled-warning';
 import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { JOB_OPTIONS, JobName, QueueName, queuePrefix, type TenantPayload } from './queues';
 import { QueueConnections } from './redis-connections';
+
+const UNQUEUED = 'embedding jobs cannot be enqueued (the scheduled sweep will catch up)';
 
 /** Demands of one tenant within this window (ms) make one job: a burst of writes embeds once. */
 export const EMBEDDING_DEMAND_WINDOW_MS = 1000;
@@ -26,14 +29,14 @@ export class EmbeddingDemand implements OnApplicationShutdown {
   private readonly logger = new Logger('EmbeddingDemand');
   private readonly queue: Queue | undefined;
   private readonly connections: QueueConnections | undefined;
-  private lastWarning = 0;
+  private readonly warning = new ThrottledWarning(this.logger);
 
   constructor(@Optional() @Inject(APP_CONFIG) config?: AppConfig) {
     if (!config?.REDIS_URL) return;
     // Fail fast while Redis is away (no offline queue, few retries): a write must not wait on it.
     this.connections = new QueueConnections(config, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
     this.queue = new Queue(QueueName.Embedding, { connection: this.connections.connection(), prefix: queuePrefix(config, QueueName.Embedding) });
-    this.queue.on('error', (error) => this.warn(error));
+    this.queue.on('error', (error) => this.warning.warn(UNQUEUED, error));
   }
 
   /** Whether demands go anywhere (REDIS_URL is set). */
@@ -53,19 +56,12 @@ export class EmbeddingDemand implements OnApplicationShutdown {
         jobId: embeddingDemandJobId(tenantId, at),
       });
     } catch (error) {
-      this.warn(error);
+      this.warning.warn(UNQUEUED, error);
     }
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.queue?.close().catch(() => undefined);
     await this.connections?.close();
-  }
-
-  private warn(error: unknown): void {
-    const now = Date.now();
-    if (now - this.lastWarning < 60_000) return;
-    this.lastWarning = now;
-    this.logger.warn(`embedding jobs cannot be enqueued (the scheduled sweep will catch up): ${error instanceof Error ? error.message : String(error)}`);
   }
 }

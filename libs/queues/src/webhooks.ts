@@ -1,8 +1,11 @@
+import { ThrottledWarning } from './throttled-warning';
 import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import { Job, Queue, type JobsOptions } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { WEBHOOK_QUEUE, queuePrefix } from './queues';
 import { QueueConnections } from './redis-connections';
+
+const UNQUEUED = 'webhook deliveries cannot be enqueued (the sweep will enqueue them later)';
 
 /** The job names of the `webhooks` queue, named after what runs them (libs/services WebhookDeliverer, the worker's sweep). */
 export enum WebhookJobName {
@@ -52,14 +55,14 @@ export class WebhookQueue implements OnApplicationShutdown {
   private readonly logger = new Logger('WebhookQueue');
   readonly queue: Queue | undefined;
   private readonly connections: QueueConnections | undefined;
-  private lastWarning = 0;
+  private readonly warning = new ThrottledWarning(this.logger);
 
   constructor(@Optional() @Inject(APP_CONFIG) private readonly config?: AppConfig) {
     if (!config?.REDIS_URL) return;
     // Fail fast while Redis is away (no offline queue, few retries): a write must not wait on it.
     this.connections = new QueueConnections(config, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
     this.queue = new Queue(WEBHOOK_QUEUE, { connection: this.connections.connection(), prefix: queuePrefix(config, WEBHOOK_QUEUE) });
-    this.queue.on('error', (error) => this.warn(error));
+    this.queue.on('error', (error) => this.warning.warn(UNQUEUED, error));
   }
 
   /** Whether deliveries go through BullMQ (REDIS_URL is set). */
@@ -80,7 +83,7 @@ export class WebhookQueue implements OnApplicationShutdown {
         })),
       );
     } catch (error) {
-      this.warn(error);
+      this.warning.warn(UNQUEUED, error);
     }
   }
 
@@ -107,12 +110,5 @@ export class WebhookQueue implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.queue?.close().catch(() => undefined);
     await this.connections?.close();
-  }
-
-  private warn(error: unknown): void {
-    const now = Date.now();
-    if (now - this.lastWarning < 60_000) return;
-    this.lastWarning = now;
-    this.logger.warn(`webhook deliveries cannot be enqueued (the sweep will enqueue them later): ${error instanceof Error ? error.message : String(error)}`);
   }
 }

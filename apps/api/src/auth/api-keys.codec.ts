@@ -35,3 +35,14 @@ export function looksLikeMindKey(token: string): boolean {
 export function looksLikeServiceKey(token: string): boolean {
   return token.startsWith(SERVICE_KEY_PREFIX);
 }
+
+/** How stale `last_used_at` may get before a key's use is written again. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+/**
+ * Whether a key's use at `now` should be recorded: `last_used_at` is for people auditing keys,
+ * so minute precision is enough, and authentication does not write on every request.
+ */
+export function needsTouch(lastUsedAt: Date | null, now: Date): boolean {
+  return !lastUsedAt || now.getTime() - lastUsedAt.getTime() > TOUCH_INTERVAL_MS;
+}

@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { MindKeysRepository, TenantDb } from '@engram/db';
 import { AppError } from '@engram/services';
-import { hashKey } from './api-keys.codec';
+import { hashKey, needsTouch } from './api-keys.codec';
 import type { MindKeyPrincipal } from './principal';
-
-const TOUCH_INTERVAL_MS = 60_000;
 
 /** Authenticates agents by Mind Key. */
 @Injectable()
@@ -25,9 +23,7 @@ export class MindKeyAuthService {
     if (!found) throw new AppError('unauthorized', 'invalid credentials: unknown Mind Key');
     if (found.revoked_at) throw new AppError('unauthorized', 'invalid credentials: this Mind Key was revoked');
     const now = new Date();
-    // last_used_at is for people auditing keys: minute precision is enough, and it keeps
-    // authentication from writing on every request.
-    if (!found.last_used_at || now.getTime() - found.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
+    if (needsTouch(found.last_used_at, now)) {
       await this.tenantDb.run(found.tenant_id, (tx) => this.keys.touch(tx, found.id, now));
     }
     return { kind: 'mind_key', tenantId: found.tenant_id, mindId: found.mind_id, keyId: found.id };

@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ServiceKeysRepository, TenantDb } from '@engram/db';
 import { AppError } from '@engram/services';
-import { hashKey } from './api-keys.codec';
+import { hashKey, needsTouch } from './api-keys.codec';
 import type { ServiceKeyPrincipal } from './principal';
-
-const TOUCH_INTERVAL_MS = 60_000;
 
 /** Authenticates SaaS backends by tenant service key (docs/design.md §2). */
 @Injectable()
@@ -25,7 +23,7 @@ export class ServiceKeyAuthService {
     if (!found) throw new AppError('unauthorized', 'invalid credentials: unknown service key');
     if (found.revoked_at) throw new AppError('unauthorized', 'invalid credentials: this service key was revoked');
     const now = new Date();
-    if (!found.last_used_at || now.getTime() - found.last_used_at.getTime() > TOUCH_INTERVAL_MS) {
+    if (needsTouch(found.last_used_at, now)) {
       await this.tenantDb.run(found.tenant_id, (tx) => this.keys.touch(tx, found.id, now));
     }
     return { kind: 'service_key', tenantId: found.tenant_id, keyId: found.id, scopes: found.scopes };

@@ -4,7 +4,7 @@ import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis'
 import type { Request } from 'express';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
-import { createRedisClient, type RedisClient } from '@engram/queues';
+import { ThrottledWarning, createRedisClient, type RedisClient } from '@engram/queues';
 import type { Principal } from '../auth/principal';
 
 /** The window of every limit: the limits are "per minute". */
@@ -57,13 +57,13 @@ export class FailOpenRedisStorage implements ThrottlerStorage, OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
   private readonly redis: RedisClient;
   private readonly inner: ThrottlerStorageRedisService;
-  private lastWarning = 0;
+  private readonly warning = new ThrottledWarning(this.logger);
 
   /** @param config REDIS_URL (required), REDIS_CLUSTER and QUEUE_PREFIX */
   constructor(config: Pick<AppConfig, 'REDIS_URL' | 'REDIS_CLUSTER' | 'QUEUE_PREFIX'>) {
     // No offline queue: a command while Redis is away fails at once instead of holding the request.
     this.redis = createRedisClient(config, { keyPrefix: `${config.QUEUE_PREFIX}:ratelimit:`, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
-    this.redis.on('error', (error: Error) => this.warn(`Redis for rate limits: ${error.message}`));
+    this.redis.on('error', (error: Error) => this.warning.warn('Redis for rate limits', error));
     // It takes a Redis or a Cluster (one overload each, checked with instanceof at run time).
     this.inner = new ThrottlerStorageRedisService(this.redis as Redis);
   }
@@ -72,20 +72,13 @@ export class FailOpenRedisStorage implements ThrottlerStorage, OnModuleDestroy {
     try {
       return await this.inner.increment(key, ttl, limit, blockDuration, throttlerName);
     } catch (error) {
-      this.warn(`rate limits are not enforced while Redis does not answer: ${error instanceof Error ? error.message : String(error)}`);
+      this.warning.warn('rate limits are not enforced while Redis does not answer', error);
       return { totalHits: 0, timeToExpire: Math.ceil(ttl / 1000), isBlocked: false, timeToBlockExpire: 0 };
     }
   }
 
   onModuleDestroy(): void {
     this.redis.disconnect(false);
-  }
-
-  private warn(message: string): void {
-    const now = Date.now();
-    if (now - this.lastWarning < 60_000) return;
-    this.lastWarning = now;
-    this.logger.warn(message);
   }
 }
 
