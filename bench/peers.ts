@@ -5,7 +5,7 @@
  *
  *   npm run bench:peers -- [--file ../shared/bench-data/locomo-dev.json] [--conversations 2]
  *     [--seconds 10] [--clients 1,4] [--add-clients <max of --clients>] [--capture 50]
- *     [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--port 3960] [--embeddings-port 3961] [--json out.json]
+ *     [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--port 3960] [--embeddings-port 3961] [--json out.json] [--profile plans.txt] [--keep-databases]
  *
  * - One local OpenAI-compatible embeddings server (bench/peers/embeddings-server.ts, its own
  *   process) answers Engram's default embedder's vectors (the hashing embedder); Engram reaches it
@@ -41,7 +41,7 @@ import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { migrateToLatest, openOwnerDatabase } from '@engram/db';
 import { parseConversation, parseEvidence, turnMemory } from '../scripts/locomo';
-import { bareClient, replay } from './peers/bare-sql';
+import { bareClient, profile, replay } from './peers/bare-sql';
 import { measuredCpu } from './peers/cpu';
 import { api, epochMs, mindKeys, startEngram, type EngramApi } from './peers/engram';
 import { ensureMem0, startMem0, type Mem0, type Timed } from './peers/mem0';
@@ -61,10 +61,14 @@ const { values: args } = parseArgs({
     port: { type: 'string', default: '3960' },
     'embeddings-port': { type: 'string', default: '3961' },
     json: { type: 'string' },
+    profile: { type: 'string' },
+    'keep-databases': { type: 'boolean', default: false },
   },
 });
 /** Thrown, not exited: the run's `finally` drops the scratch databases. */
 const fail = (message: string): never => {
+  // Said at once: the clean-up (dropping the databases) may end the run before the error is printed.
+  log(`failed: ${message}`);
   throw new Error(message);
 };
 
@@ -293,6 +297,12 @@ async function main(): Promise<void> {
     const oneSearch = (searches[0] ?? []).map((st) => st.text.replace(/\s+/g, ' ').trim().slice(0, 110));
     const bare = await Promise.all(Array.from({ length: Math.max(...clientLevels) }, () => bareClient(urls.app)));
     await replay(bare.slice(0, 1), searches, 1); // warm-up
+    if (args.profile) {
+      // Per statement kind, on a quiet connection (after the recall pass warmed the caches).
+      const p = await profile(bare[0] as Client, searches, 3);
+      await writeFile(args.profile as string, `${p.per_search_ms.map((x) => `${x.ms.toFixed(3)} ms  ${x.per_search}x  ${x.kind}`).join('\n')}\n\n${p.plans.join('\n\n')}\n`);
+      log(`profile of the bare SQL written to ${args.profile}`);
+    }
 
     // Searches for `--seconds` at each client count: Engram, mem0, the bare SQL.
     for (const clients of clientLevels) {
@@ -356,7 +366,8 @@ async function main(): Promise<void> {
     await mem0?.stop();
     await engram?.stop();
     embeddings?.stop();
-    for (const db of [engramDb, mem0Db]) await admin.query(`drop database if exists ${db} with (force)`).catch((error: unknown) => log(`could not drop ${db}: ${String(error)}`));
+    if (args['keep-databases']) log(`kept the scratch databases ${engramDb} and ${mem0Db} (drop them yourself)`);
+    else for (const db of [engramDb, mem0Db]) await admin.query(`drop database if exists ${db} with (force)`).catch((error: unknown) => log(`could not drop ${db}: ${String(error)}`));
     await admin.end();
     await rm(historyDbPath, { force: true });
   }

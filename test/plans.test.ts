@@ -153,12 +153,21 @@ describe('plans of search', () => {
     const seen = await planned(() =>
       tenantDb().run(TENANT, async (tx) => {
         const stats = { n: ROWS, avgdl: 40, df: new Map([['owl', ROWS / 4]]) };
-        const found = await retrieval.search(tx, MIND, { q: 'owls', mode: 'any', vector: null, lexemes: ['owl'], stats }, filter(), 20, { bm25: { k1: 1.2, b: 0.75 }, scan: { exact: true } });
-        plans.length = 0;
-        return retrieval.candidates(tx, MIND, found.text, 2, filter(), { config: DEFAULT_LIFECYCLE, now: new Date() });
+        // As the service starts a search: sequential scans off for the transaction.
+        const lexemes = await retrieval.startSearch(tx, 'owls');
+        const found = await retrieval.search(tx, MIND, { q: 'owls', mode: 'any', vector: null, lexemes, stats }, filter(), 20, {
+          bm25: { k1: 1.2, b: 0.75 },
+          scan: { exact: true },
+          minVectorSimilarity: 0.1,
+          reach: 2,
+          retention: { config: DEFAULT_LIFECYCLE, now: new Date() },
+        });
+        // The owls are every fourth memory: each hit brings neighbours that are not hits.
+        expect(found.candidates.length).toBeGreaterThan(found.text.length);
       }),
     );
     expect(seen.join('\n')).toMatch(/memories_temporal_idx/);
+    expect(seen.join('\n')).toMatch(/memories_pkey/);
     expect(seen.filter(seqScan)).toEqual([]);
   });
 });

@@ -83,21 +83,25 @@ export async function seedMemories(
 
 /**
  * Moves memories back in time by `days` (as if stored, lived and last reviewed that long ago):
- * what a test needs to see a sweep act on an old memory, typed against the schema.
+ * what a test needs to see a sweep act on an old memory, typed against the schema. Days of UTC
+ * (`timezone('UTC', ...)` around the subtraction): immutable arithmetic, which Citus requires of
+ * what an UPDATE computes from columns (`timestamptz - interval` is only stable), so the same
+ * fixture ages memories on a Citus cluster (test/citus.test.ts).
  */
 export async function ageMemories(into: FixtureWriter, tenantId: string, ids: readonly string[], days: number): Promise<void> {
   const shift = `${days} days`;
+  const back = (column: string) => sql<Date>`timezone('UTC', timezone('UTC', ${sql.ref(column)}) - ${shift}::interval)`;
   await into.tenantDb.run(tenantId, ({ trx }) =>
     trx
       .updateTable('memories')
       .set({
-        occurred_at: sql`occurred_at - ${shift}::interval`,
-        created_at: sql`created_at - ${shift}::interval`,
-        retention_at: sql`retention_at - ${shift}::interval`,
-        last_reviewed: sql`last_reviewed - ${shift}::interval`,
+        occurred_at: back('occurred_at'),
+        created_at: back('created_at'),
+        retention_at: back('retention_at'),
+        last_reviewed: back('last_reviewed'),
         // The review schedule moves with it: its first slot is the grace against soft-forgetting.
-        review_schedule: sql`array(select s - ${shift}::interval from unnest(review_schedule) as s order by s)`,
-        next_review: sql`next_review - ${shift}::interval`,
+        review_schedule: sql`array(select timezone('UTC', timezone('UTC', s) - ${shift}::interval) from unnest(review_schedule) as s order by s)`,
+        next_review: back('next_review'),
       })
       .where('tenant_id', '=', tenantId)
       .where('id', 'in', [...ids])

@@ -25,6 +25,7 @@ import { AuthService } from './auth/auth.service';
 import { JWT_SECRET } from './auth/auth.tokens';
 import { JwtStrategy } from './auth/jwt.strategy';
 import { resolveJwtSecret } from './auth/jwt-secret';
+import { KeyLookupCache } from './auth/key-lookup-cache';
 import { MindKeyAuthService } from './auth/mind-key-auth.service';
 import { ServiceKeyAuthService } from './auth/service-key-auth.service';
 import { ServiceKeysController } from './service-keys/service-keys.controller';
@@ -113,6 +114,7 @@ export class AppModule implements NestModule {
         { provide: JWT_SECRET, inject: [APP_CONFIG], useFactory: resolveJwtSecret },
         JwtStrategy,
         AuthService,
+        KeyLookupCache,
         MindKeyAuthService,
         ServiceKeyAuthService,
         MindsService,

@@ -27,6 +27,12 @@ export const configSchema = z
     MIGRATION_DATABASE_URL: postgresUrl.optional(),
     /** Connections in the app's pool (per process). */
     DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+    /**
+     * Statements on the hot paths (search, recall, reads, the access update) run as named
+     * prepared statements, planned once per connection (libs/db prepared.ts). Turn off behind a
+     * transaction-mode PgBouncer older than 1.21 (it cannot keep a connection's statements).
+     */
+    DATABASE_PREPARED_STATEMENTS: envBoolean.default(true),
     /** Where embedded mode keeps its database and generated secrets. */
     ENGRAM_DATA_DIR: z.string().min(1).default('./data'),
     /**
@@ -44,6 +50,11 @@ export const configSchema = z
      * BullMQ prefix becomes a hash tag of its own (libs/queues queuePrefix).
      */
     REDIS_CLUSTER: envBoolean.default(false),
+    /**
+     * How long a process keeps a Mind Key's or service key's look-up (ms): a key revoked in
+     * another process is refused there at most this much later. 0: every request looks it up.
+     */
+    AUTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
     /** HS256 secret for user JWTs, at least 32 characters. Embedded mode generates and keeps one. */
     JWT_SECRET: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
     /** Set by loadConfig, not by the environment: whether this process signs JWTs (the API does, the worker not). */

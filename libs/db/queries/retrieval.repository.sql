@@ -21,7 +21,7 @@ select
       ) as l
     order by
       l
-  ) as lexemes;
+  ) as lexemes /* prepared */;
 
 -- RetrievalRepository.startSearch (vector only)
 select
@@ -35,7 +35,7 @@ select
       ) as l
     order by
       l
-  ) as lexemes;
+  ) as lexemes /* prepared */;
 
 -- RetrievalRepository.meanLength
 select
@@ -58,9 +58,16 @@ from
 
 -- RetrievalRepository.documentFrequency
 select
-  count(*)::int as df
+  (
+    select
+      count(*)::int
+    from
+      engram_text_match ($1, $2, $3::tsquery, $4)
+  ) as df
 from
-  engram_text_match ($1, $2, $3::tsquery, $4);
+  tenants
+where
+  id = $5;
 
 -- RetrievalRepository.sampleShares
 select
@@ -91,123 +98,229 @@ from
   unnest($4::text[], $5::tsquery[]) as c (l, q);
 
 -- RetrievalRepository.search (any with a vector, exact)
-select
-  'text' as branch,
-  t.id::text as id,
-  t.temporal_context,
-  t.temporal_position,
-  t.score
-from
-  (
-    with
-      idf as (
-        select
-          *
-        from
-          unnest($1::text[], $2::float8[]) as i (l, idf)
-      ),
-      -- The match goes through engram_text_match (the GIN index; see its migration); the filter
-      -- applies to what it found, so a narrow filter keeps fewer than the budget.
-      matched as (
+with
+  hits as (
+    select
+      'text' as branch,
+      t.id,
+      t.temporal_context,
+      t.temporal_position,
+      t.score
+    from
+      (
+        with
+          idf as (
+            select
+              *
+            from
+              unnest($1::text[], $2::float8[]) as i (l, idf)
+          ),
+          -- The match goes through engram_text_match (the GIN index; see its migration); the filter
+          -- applies to what it found, so a narrow filter keeps fewer than the budget.
+          matched as (
+            select
+              m.id,
+              m.temporal_context,
+              m.temporal_position,
+              m.search_vector,
+              length(m.content)::float8 as dl
+            from
+              memories m
+              -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
+            where
+              m.tenant_id = $3
+              and m.id = any (
+                array(
+                  select
+                    x.id
+                  from
+                    engram_text_match ($4, $5, $6::tsquery, $7) x
+                )
+              )
+              and m.mind_id = $8
+              and (
+                (
+                  expires_at is null
+                  or expires_at > $9::timestamptz
+                )
+                and category = $10
+              )
+          )
         select
           m.id,
           m.temporal_context,
           m.temporal_position,
-          m.search_vector,
-          length(m.content)::float8 as dl
-        from
-          memories m
-          -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
-        where
-          m.tenant_id = $3
-          and m.id = any (
-            array(
-              select
-                x.id
-              from
-                engram_text_match ($4, $5, $6::tsquery, $7) x
+          sum(
+            i.idf * (u.tf * ($11::float8 + 1)) / (
+              u.tf + $12::float8 * (
+                1 - $13::float8 + $14::float8 * m.dl / $15::float8
+              )
             )
-          )
-          and m.mind_id = $8
-          and (
-            (
-              expires_at is null
-              or expires_at > $9::timestamptz
-            )
-            and category = $10
-          )
-      )
-    select
-      m.id,
-      m.temporal_context,
-      m.temporal_position,
-      sum(
-        i.idf * (u.tf * ($11::float8 + 1)) / (
-          u.tf + $12::float8 * (
-            1 - $13::float8 + $14::float8 * m.dl / $15::float8
-          )
-        )
-      )::float8 as score
-    from
-      matched m
-      cross join lateral (
-        select
-          lexeme,
-          coalesce(array_length(positions, 1), 1)::float8 as tf
+          )::float8 as score
         from
-          unnest(m.search_vector)
-      ) u
-      join idf i on i.l = u.lexeme
-    group by
-      m.id,
-      m.temporal_context,
-      m.temporal_position
-    order by
-      score desc,
-      m.id desc
-    limit
-      $16
-  ) t
-union all
-select
-  'vector' as branch,
-  v.id::text as id,
-  v.temporal_context,
-  v.temporal_position,
-  v.score
-from
-  (
+          matched m
+          cross join lateral (
+            select
+              lexeme,
+              coalesce(array_length(positions, 1), 1)::float8 as tf
+            from
+              unnest(m.search_vector)
+          ) u
+          join idf i on i.l = u.lexeme
+        group by
+          m.id,
+          m.temporal_context,
+          m.temporal_position
+        order by
+          score desc,
+          m.id desc
+        limit
+          $16
+      ) t
+    union all
     select
-      *
+      'vector' as branch,
+      v.id,
+      v.temporal_context,
+      v.temporal_position,
+      v.score
     from
       (
         select
-          id,
-          temporal_context,
-          temporal_position,
-          (embedding <=> $17::vector)::float8 as score
+          *
         from
-          memories
-        where
-          tenant_id = $18
-          and mind_id = $19
-          and embedding is not null
-          and (
-            (
-              expires_at is null
-              or expires_at > $20::timestamptz
-            )
-            and category = $21
-          )
-        offset
-          0
-      ) exact
-    order by
-      score,
-      id desc
-    limit
-      $22
-  ) v;
+          (
+            select
+              id,
+              temporal_context,
+              temporal_position,
+              (embedding <=> $17::vector)::float8 as score
+            from
+              memories
+            where
+              tenant_id = $18
+              and mind_id = $19
+              and embedding is not null
+              and (
+                (
+                  expires_at is null
+                  or expires_at > $20::timestamptz
+                )
+                and category = $21
+              )
+            offset
+              0
+          ) exact
+        order by
+          score,
+          id desc
+        limit
+          $22
+      ) v
+    where
+      1 - v.score >= $23::float8
+  ),
+  -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
+  -- integer cannot exist).
+  slots as (
+    select
+      h.temporal_context as context,
+      (h.temporal_position::bigint + d)::int as position
+    from
+      hits h
+      cross join generate_series($24::int, $25::int) d
+    where
+      h.temporal_context is not null
+      and d <> 0
+      and h.temporal_position::bigint + d between -2147483648 and 2147483647
+    except
+    select
+      h.temporal_context,
+      h.temporal_position
+    from
+      hits h
+    where
+      h.temporal_context is not null
+  )
+select
+  h.branch,
+  h.score,
+  m.id::text as id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $26::float8,
+          $27::float8
+        ),
+        $28::timestamptz
+      ),
+      1
+    )
+  end as retention
+from
+  hits h
+  join memories m on m.tenant_id = $29
+  and m.id = h.id
+union all
+select
+  null,
+  null,
+  m.id::text as id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $30::float8,
+          $31::float8
+        ),
+        $32::timestamptz
+      ),
+      1
+    )
+  end as retention
+from
+  slots s
+  join memories m on m.tenant_id = $33
+  and m.mind_id = $34
+  and m.temporal_context = s.context
+  and m.temporal_position = s.position
+where
+  (
+    (
+      expires_at is null
+      or expires_at > $35::timestamptz
+    )
+    and category = $36
+  )
+  and m.id not in (
+    select
+      h.id
+    from
+      hits h
+  ) /* prepared */;
 
 -- RetrievalRepository.search (all, indexed vectors)
 select
@@ -215,117 +328,224 @@ select
   set_config('ivfflat.iterative_scan', 'relaxed_order', true),
   set_config('enable_sort', 'off', true);
 
-select
-  'text' as branch,
-  t.id::text as id,
-  t.temporal_context,
-  t.temporal_position,
-  t.score
-from
-  (
-    with
-      idf as (
-        select
-          *
-        from
-          unnest($1::text[], $2::float8[]) as i (l, idf)
-      ),
-      -- The match goes through engram_text_match (the GIN index; see its migration); the filter
-      -- applies to what it found, so a narrow filter keeps fewer than the budget.
-      matched as (
+with
+  hits as (
+    select
+      'text' as branch,
+      t.id,
+      t.temporal_context,
+      t.temporal_position,
+      t.score
+    from
+      (
+        with
+          idf as (
+            select
+              *
+            from
+              unnest($1::text[], $2::float8[]) as i (l, idf)
+          ),
+          -- The match goes through engram_text_match (the GIN index; see its migration); the filter
+          -- applies to what it found, so a narrow filter keeps fewer than the budget.
+          matched as (
+            select
+              m.id,
+              m.temporal_context,
+              m.temporal_position,
+              m.search_vector,
+              length(m.content)::float8 as dl
+            from
+              memories m
+              -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
+            where
+              m.tenant_id = $3
+              and m.id = any (
+                array(
+                  select
+                    x.id
+                  from
+                    engram_text_match ($4, $5, websearch_to_tsquery('english', $6), $7) x
+                )
+              )
+              and m.mind_id = $8
+              and (
+                (
+                  expires_at is null
+                  or expires_at > $9::timestamptz
+                )
+                and category = $10
+                and search_vector @@ websearch_to_tsquery('english', $11)
+              )
+          )
         select
           m.id,
           m.temporal_context,
           m.temporal_position,
-          m.search_vector,
-          length(m.content)::float8 as dl
-        from
-          memories m
-          -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
-        where
-          m.tenant_id = $3
-          and m.id = any (
-            array(
-              select
-                x.id
-              from
-                engram_text_match ($4, $5, websearch_to_tsquery('english', $6), $7) x
+          sum(
+            i.idf * (u.tf * ($12::float8 + 1)) / (
+              u.tf + $13::float8 * (
+                1 - $14::float8 + $15::float8 * m.dl / $16::float8
+              )
             )
-          )
-          and m.mind_id = $8
+          )::float8 as score
+        from
+          matched m
+          cross join lateral (
+            select
+              lexeme,
+              coalesce(array_length(positions, 1), 1)::float8 as tf
+            from
+              unnest(m.search_vector)
+          ) u
+          join idf i on i.l = u.lexeme
+        group by
+          m.id,
+          m.temporal_context,
+          m.temporal_position
+        order by
+          score desc,
+          m.id desc
+        limit
+          $17
+      ) t
+    union all
+    select
+      'vector' as branch,
+      v.id,
+      v.temporal_context,
+      v.temporal_position,
+      v.score
+    from
+      (
+        select
+          id,
+          temporal_context,
+          temporal_position,
+          (embedding <=> $18::vector)::float8 as score
+        from
+          memories
+        where
+          tenant_id = $19
+          and mind_id = $20
+          and embedding is not null
           and (
             (
               expires_at is null
-              or expires_at > $9::timestamptz
+              or expires_at > $21::timestamptz
             )
-            and category = $10
-            and search_vector @@ websearch_to_tsquery('english', $11)
+            and category = $22
+            and search_vector @@ websearch_to_tsquery('english', $23)
           )
-      )
+        order by
+          embedding <=> $24::vector
+        limit
+          $25
+      ) v
+    where
+      1 - v.score >= $26::float8
+  ),
+  -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
+  -- integer cannot exist).
+  slots as (
     select
-      m.id,
-      m.temporal_context,
-      m.temporal_position,
-      sum(
-        i.idf * (u.tf * ($12::float8 + 1)) / (
-          u.tf + $13::float8 * (
-            1 - $14::float8 + $15::float8 * m.dl / $16::float8
-          )
-        )
-      )::float8 as score
+      h.temporal_context as context,
+      (h.temporal_position::bigint + d)::int as position
     from
-      matched m
-      cross join lateral (
-        select
-          lexeme,
-          coalesce(array_length(positions, 1), 1)::float8 as tf
-        from
-          unnest(m.search_vector)
-      ) u
-      join idf i on i.l = u.lexeme
-    group by
-      m.id,
-      m.temporal_context,
-      m.temporal_position
-    order by
-      score desc,
-      m.id desc
-    limit
-      $17
-  ) t
+      hits h
+      cross join generate_series($27::int, $28::int) d
+    where
+      h.temporal_context is not null
+      and d <> 0
+      and h.temporal_position::bigint + d between -2147483648 and 2147483647
+    except
+    select
+      h.temporal_context,
+      h.temporal_position
+    from
+      hits h
+    where
+      h.temporal_context is not null
+  )
+select
+  h.branch,
+  h.score,
+  m.id::text as id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $29::float8,
+          $30::float8
+        ),
+        $31::timestamptz
+      ),
+      1
+    )
+  end as retention
+from
+  hits h
+  join memories m on m.tenant_id = $32
+  and m.id = h.id
 union all
 select
-  'vector' as branch,
-  v.id::text as id,
-  v.temporal_context,
-  v.temporal_position,
-  v.score
+  null,
+  null,
+  m.id::text as id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $33::float8,
+          $34::float8
+        ),
+        $35::timestamptz
+      ),
+      1
+    )
+  end as retention
 from
+  slots s
+  join memories m on m.tenant_id = $36
+  and m.mind_id = $37
+  and m.temporal_context = s.context
+  and m.temporal_position = s.position
+where
   (
+    (
+      expires_at is null
+      or expires_at > $38::timestamptz
+    )
+    and category = $39
+    and search_vector @@ websearch_to_tsquery('english', $40)
+  )
+  and m.id not in (
     select
-      id,
-      temporal_context,
-      temporal_position,
-      (embedding <=> $18::vector)::float8 as score
+      h.id
     from
-      memories
-    where
-      tenant_id = $19
-      and mind_id = $20
-      and embedding is not null
-      and (
-        (
-          expires_at is null
-          or expires_at > $21::timestamptz
-        )
-        and category = $22
-        and search_vector @@ websearch_to_tsquery('english', $23)
-      )
-    order by
-      embedding <=> $24::vector
-    limit
-      $25
-  ) v;
+      hits h
+  ) /* prepared */;
 
 -- RetrievalRepository.search (vector only)
 select
@@ -333,41 +553,68 @@ select
   set_config('ivfflat.iterative_scan', 'relaxed_order', true),
   set_config('enable_sort', 'off', true);
 
-select
-  'vector' as branch,
-  v.id::text as id,
-  v.temporal_context,
-  v.temporal_position,
-  v.score
-from
-  (
+with
+  hits as (
     select
-      id,
-      temporal_context,
-      temporal_position,
-      (embedding <=> $1::vector)::float8 as score
+      'vector' as branch,
+      v.id,
+      v.temporal_context,
+      v.temporal_position,
+      v.score
     from
-      memories
+      (
+        select
+          id,
+          temporal_context,
+          temporal_position,
+          (embedding <=> $1::vector)::float8 as score
+        from
+          memories
+        where
+          tenant_id = $2
+          and mind_id = $3
+          and embedding is not null
+          and (
+            (
+              expires_at is null
+              or expires_at > $4::timestamptz
+            )
+            and category = $5
+          )
+        order by
+          embedding <=> $6::vector
+        limit
+          $7
+      ) v
     where
-      tenant_id = $2
-      and mind_id = $3
-      and embedding is not null
-      and (
-        (
-          expires_at is null
-          or expires_at > $4::timestamptz
-        )
-        and category = $5
-      )
-    order by
-      embedding <=> $6::vector
-    limit
-      $7
-  ) v;
-
--- RetrievalRepository.candidates
+      1 - v.score >= $8::float8
+  ),
+  -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
+  -- integer cannot exist).
+  slots as (
+    select
+      h.temporal_context as context,
+      (h.temporal_position::bigint + d)::int as position
+    from
+      hits h
+      cross join generate_series($9::int, $10::int) d
+    where
+      h.temporal_context is not null
+      and d <> 0
+      and h.temporal_position::bigint + d between -2147483648 and 2147483647
+    except
+    select
+      h.temporal_context,
+      h.temporal_position
+    from
+      hits h
+    where
+      h.temporal_context is not null
+  )
 select
-  m.id,
+  h.branch,
+  h.score,
+  m.id::text as id,
   m.temporal_context,
   m.temporal_position,
   m.tags,
@@ -383,30 +630,23 @@ select
         engram_effective_strength (
           strength_days,
           access_count,
-          $1::float8,
-          $2::float8
+          $11::float8,
+          $12::float8
         ),
-        $3::timestamptz
+        $13::timestamptz
       ),
       1
     )
   end as retention
 from
-  memories m
-where
-  m.tenant_id = $4
-  and m.mind_id = $5
-  and m.id = any ($6::uuid[])
-  and (
-    (
-      expires_at is null
-      or expires_at > $7::timestamptz
-    )
-    and category = $8
-  )
+  hits h
+  join memories m on m.tenant_id = $14
+  and m.id = h.id
 union all
 select
-  m.id,
+  null,
+  null,
+  m.id::text as id,
   m.temporal_context,
   m.temporal_position,
   m.tags,
@@ -422,29 +662,34 @@ select
         engram_effective_strength (
           strength_days,
           access_count,
-          $9::float8,
-          $10::float8
+          $15::float8,
+          $16::float8
         ),
-        $11::timestamptz
+        $17::timestamptz
       ),
       1
     )
   end as retention
 from
-  unnest($12::text[], $13::int[]) as u (context, position)
-  join memories m on m.tenant_id = $14
-  and m.mind_id = $15
-  and m.temporal_context = u.context
-  and m.temporal_position = u.position
+  slots s
+  join memories m on m.tenant_id = $18
+  and m.mind_id = $19
+  and m.temporal_context = s.context
+  and m.temporal_position = s.position
 where
   (
     (
       expires_at is null
-      or expires_at > $16::timestamptz
+      or expires_at > $20::timestamptz
     )
-    and category = $17
+    and category = $21
   )
-  and m.id <> all ($18::uuid[]);
+  and m.id not in (
+    select
+      h.id
+    from
+      hits h
+  ) /* prepared */;
 
 -- RetrievalRepository.configureScan (exact)
 -- (no statement)

@@ -8,6 +8,7 @@ import { CompactContentPlugin } from './compact-content';
 import { DataDirLockedError, lockDataDir } from './data-dir-lock';
 import { CompiledQuery, Kysely, PostgresDialect, sql, type DatabaseConnection } from 'kysely';
 import { Pool } from 'pg';
+import { PREPARED_OPTIONS, PreparingClient } from './prepared';
 import type { AppConfig } from '@engram/config';
 import { migrateToLatest } from './migrator';
 import type { DB } from './schema';
@@ -51,7 +52,13 @@ export async function openDatabase(config: AppConfig): Promise<DatabaseHandle> {
   if (config.DATABASE_URL) {
     // JIT off: the service runs short statements, and search's (enable_seqscan off inflates their
     // estimates past jit_above_cost) spent 0.7 s compiling for 15 ms of work (bench/RESULTS.md, scale).
-    const pool = new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_MAX, options: '-c jit=off' });
+    // Prepared statements: the hot paths' planning cost as much as their work (prepared.ts).
+    const pool = new Pool({
+      connectionString: config.DATABASE_URL,
+      max: config.DATABASE_POOL_MAX,
+      options: `-c jit=off${config.DATABASE_PREPARED_STATEMENTS ? ` ${PREPARED_OPTIONS}` : ''}`,
+      ...(config.DATABASE_PREPARED_STATEMENTS ? { Client: PreparingClient } : {}),
+    });
     // An idle connection dropped by the server (restart, failover) must not crash the process;
     // the pool replaces it and requests meanwhile answer 503.
     pool.on('error', (error) => new Logger('Database').warn(`a pooled connection was lost: ${error.message}`));

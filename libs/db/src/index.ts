@@ -1,5 +1,6 @@
 export * from './schema';
 export * from './database';
+export * from './prepared';
 export * from './migrator';
 export * from './citus';
 export * from './project-paths';

@@ -52,55 +52,93 @@ export function leavesVectorIndexSql(now: Date): RawBuilder<boolean> {
 /** The instant a row's life began: its event time if that is earlier than its creation. */
 export const bornAtSql = sql<Date>`least(occurred_at, created_at)`;
 
+/** The columns one access sets, in the order of accessAssignmentSql's values. */
+export const ACCESS_COLUMNS = [
+  'access_count',
+  'last_accessed',
+  'current_retention',
+  'retention_at',
+  'review_count',
+  'last_reviewed',
+  'next_review',
+  'layer',
+  'strength_days',
+  'forgotten_at',
+  'tier',
+  'embedding_status',
+  'embedding_attempts',
+] as const;
+
 /**
  * The SET clause of one access (libs/memory `applyAccess`, with its revival: `revive`,
- * `revivalHorizonHours`), every expression over the row's own columns so that concurrent
- * accesses of one memory serialise on its row lock and none is lost.
+ * `revivalHorizonHours`): `(ACCESS_COLUMNS) = (select ...)`, a row sub-select over the target
+ * row's own columns, so that concurrent accesses of one memory serialise on its row lock and
+ * none is lost (a re-checked row is computed again from its new version).
+ *
+ * Each intermediate (retention now, due, promotion, next review, revival horizon, ...) is
+ * computed once, in a chain of one-row subqueries (OFFSET 0 keeps the planner from folding them
+ * back into every place they are used): written as nested expressions, retention now appeared 15
+ * times and the statement took longer to plan than to run (bench/RESULTS.md, "Peers"). Names in
+ * the chain start with `a_`, so that none hides a column of `memories`.
  */
-export function accessSetSql(config: LifecycleConfig, now: Date) {
-  const rNow = retentionNowSql(config, now);
-  const due = sql<boolean>`(next_review is not null and ${now}::timestamptz >= next_review)`;
-  const reinforced = sql<number>`least(1, ${rNow} + ${config.review.reinforcement}::float8 * (1 - ${rNow}))`;
-  const newR = sql<number>`(case when ${due} then ${reinforced} else ${rNow} end)`;
+export function accessAssignmentSql(config: LifecycleConfig, now: Date): RawBuilder<unknown> {
+  const at = sql`${now}::timestamptz`;
   const p = config.promotion;
-  const promote = sql<boolean>`(layer <> 'long_term' and (
-      access_count + 1 >= ${p.access_count}::int
-      or ${now}::timestamptz - ${bornAtSql} > make_interval(secs => ${p.age_hours * 3600}::float8)
-      or coalesce(importance_score, 0) >= ${p.importance}::float8))`;
   const c = config.retention.coefficients;
-  const upRatio = sql<number>`(case when layer = 'working' then ${c.short_term / c.working}::float8 else ${c.long_term / c.short_term}::float8 end)`;
-  const promoted = sql<number>`(case when ${promote} then round((strength_days * ${upRatio})::numeric, 12)::float8 else strength_days end)`;
-  const nextReview = sql<Date>`(case when ${due} then engram_next_review_after(review_schedule, ${now}::timestamptz) else next_review end)`;
-  // Revival: the horizon, the strength factor after this access, the retention that lasts it
-  // (a subnormal importance counts as 0: PostgreSQL's float8 product raises on underflow).
   const r = config.review;
   const theta = config.forgetting.soft_threshold;
-  const horizon = sql<number>`(case when ${nextReview} is not null then greatest(0, extract(epoch from (${nextReview} - ${now}::timestamptz)) / 3600.0)
-      else greatest(${r.min_interval_hours}::float8, ${Math.max(...r.base_intervals_hours)}::float8 * (1 - (case when importance_score > 1e-300 then importance_score else 0 end) * ${r.importance_factor}::float8)) end)`;
-  const factor = sql<number>`(engram_effective_strength(${promoted}, least(access_count::bigint + 1, 2147483647)::int, ${config.retention.access_reinforcement}::float8, ${config.retention.access_cap}::float8) / ${promoted})`;
-  // exp's argument is capped: beyond, the needed retention exceeds 1 anyway (and exp would overflow).
-  const needed = sql<number>`(${theta * (1 + 1e-9)}::float8 * exp(least(${horizon} / (24 * ${promoted} * ${factor}), 50)))`;
-  const below = sql<boolean>`(${theta}::float8 > 0 and (${rNow} < ${theta}::float8 or forgotten_at is not null))`;
-  const revivedR = sql<number>`(case when not ${below} then ${newR} when ${needed} <= 1 then greatest(${newR}, ${needed}) else 1 end)`;
   const lnInverse = theta > 0 ? Math.log(1 / theta) : 1;
-  const revivedS = sql<number>`(case when ${below} and ${needed} > 1 then greatest(${promoted}, round((${horizon} / (24 * ${lnInverse}::float8) / ${factor})::numeric, 12)::float8) else ${promoted} end)`;
-  return {
+  // 1. What the row is now: its retention, whether a review is due, whether it is promoted.
+  const s1 = sql`select ${retentionNowSql(config, now)} as a_r_now,
+      (next_review is not null and ${at} >= next_review) as a_due,
+      (layer <> 'long_term' and (
+        access_count + 1 >= ${p.access_count}::int
+        or ${at} - ${bornAtSql} > make_interval(secs => ${p.age_hours * 3600}::float8)
+        or coalesce(importance_score, 0) >= ${p.importance}::float8)) as a_promote
+      offset 0`;
+  // 2. After the review and the promotion: retention, strength, the next review slot.
+  const upRatio = sql`(case when layer = 'working' then ${c.short_term / c.working}::float8 else ${c.long_term / c.short_term}::float8 end)`;
+  const s2 = sql`select (case when s1.a_due then least(1, s1.a_r_now + ${r.reinforcement}::float8 * (1 - s1.a_r_now)) else s1.a_r_now end) as a_new_r,
+      (case when s1.a_promote then round((strength_days * ${upRatio})::numeric, 12)::float8 else strength_days end) as a_promoted,
+      (case when s1.a_due then engram_next_review_after(review_schedule, ${at}) else next_review end) as a_next_review
+      offset 0`;
+  // 3. Revival: the horizon it must last, and the strength factor after this access (a
+  // subnormal importance counts as 0: PostgreSQL's float8 product raises on underflow).
+  const s3 = sql`select (case when s2.a_next_review is not null then greatest(0, extract(epoch from (s2.a_next_review - ${at})) / 3600.0)
+        else greatest(${r.min_interval_hours}::float8, ${Math.max(...r.base_intervals_hours)}::float8 * (1 - (case when importance_score > 1e-300 then importance_score else 0 end) * ${r.importance_factor}::float8)) end) as a_horizon,
+      (engram_effective_strength(s2.a_promoted, least(access_count::bigint + 1, 2147483647)::int, ${config.retention.access_reinforcement}::float8, ${config.retention.access_cap}::float8) / s2.a_promoted) as a_factor
+      offset 0`;
+  // 4. The retention that lasts the horizon (exp's argument capped: beyond, it exceeds 1 anyway
+  // and exp would overflow), and whether the row is below the threshold or forgotten.
+  const s4 = sql`select (${theta * (1 + 1e-9)}::float8 * exp(least(s3.a_horizon / (24 * s2.a_promoted * s3.a_factor), 50))) as a_needed,
+      (${theta}::float8 > 0 and (s1.a_r_now < ${theta}::float8 or forgotten_at is not null)) as a_below
+      offset 0`;
+  const s5 = sql`select (case when not s4.a_below then s2.a_new_r when s4.a_needed <= 1 then greatest(s2.a_new_r, s4.a_needed) else 1 end) as a_revived_r,
+      (case when s4.a_below and s4.a_needed > 1 then greatest(s2.a_promoted, round((s3.a_horizon / (24 * ${lnInverse}::float8) / s3.a_factor)::numeric, 12)::float8) else s2.a_promoted end) as a_revived_s
+      offset 0`;
+  const values = [
     // Saturating: a count imported at the top of `integer` must not turn a read into an error.
-    access_count: sql<number>`least(access_count::bigint + 1, 2147483647)::int`,
-    last_accessed: sql<Date>`${now}::timestamptz`,
-    current_retention: sql<number>`(case when current_retention is null or strength_days is null then current_retention else ${revivedR} end)`,
-    retention_at: sql<Date>`(case when current_retention is null then retention_at else ${now}::timestamptz end)`,
-    review_count: sql<number>`least(review_count::bigint + (case when ${due} then 1 else 0 end), 2147483647)::int`,
-    last_reviewed: sql<Date>`(case when ${due} then ${now}::timestamptz else last_reviewed end)`,
-    next_review: nextReview,
-    layer: sql<'working' | 'short_term' | 'long_term'>`(case when ${promote} then (case when layer = 'working' then 'short_term' else 'long_term' end) else layer end)`,
-    strength_days: sql<number>`(case when strength_days is null then null when current_retention is null then ${promoted} else ${revivedS} end)`,
-    forgotten_at: sql<Date>`(case when current_retention is not null and strength_days is not null and ${revivedR} >= ${theta}::float8 then null else forgotten_at end)`,
+    sql`least(access_count::bigint + 1, 2147483647)::int`,
+    at,
+    sql`(case when current_retention is null or strength_days is null then current_retention else s5.a_revived_r end)`,
+    sql`(case when current_retention is null then retention_at else ${at} end)`,
+    sql`least(review_count::bigint + (case when s1.a_due then 1 else 0 end), 2147483647)::int`,
+    sql`(case when s1.a_due then ${at} else last_reviewed end)`,
+    sql`s2.a_next_review`,
+    sql`(case when s1.a_promote then (case when layer = 'working' then 'short_term' else 'long_term' end) else layer end)`,
+    sql`(case when strength_days is null then null when current_retention is null then s2.a_promoted else s5.a_revived_s end)`,
+    sql`(case when current_retention is not null and strength_days is not null and s5.a_revived_r >= ${theta}::float8 then null else forgotten_at end)`,
     // libs/memory tierAfterAccess: an archived memory is rehydrated, warm and back in the vector index.
-    tier: sql<'hot' | 'warm' | 'cold' | 'archive'>`(case when tier = 'archive' then 'warm' else tier end)`,
-    embedding_status: sql<'pending' | 'ready' | 'failed' | 'archived'>`(case when tier = 'archive' and embedding_status = 'archived' then 'pending' else embedding_status end)`,
-    embedding_attempts: sql<number>`(case when tier = 'archive' and embedding_status = 'archived' then 0 else embedding_attempts end)`,
-  };
+    sql`(case when tier = 'archive' then 'warm' else tier end)`,
+    sql`(case when tier = 'archive' and embedding_status = 'archived' then 'pending' else embedding_status end)`,
+    sql`(case when tier = 'archive' and embedding_status = 'archived' then 0 else embedding_attempts end)`,
+  ];
+  return sql`(${sql.join(ACCESS_COLUMNS.map((col) => sql.ref(col)))}) = (select ${sql.join(values)}
+    from (${s1}) s1
+    cross join lateral (${s2}) s2
+    cross join lateral (${s3}) s3
+    cross join lateral (${s4}) s4
+    cross join lateral (${s5}) s5)`;
 }
 
 /**

@@ -105,16 +105,22 @@ export class HybridSearch {
     const lexemes = await this.retrieval.startSearch(tx, query.mode === 'vector' ? null : query.q);
     const stats =
       query.mode === 'vector' || !counted ? (mind.text ?? uncountedStats(query.q, mind.size)) : await this.textStats(tx, mindId, lexemes, mind);
-    const found = await this.retrieval.search(tx, mindId, { ...query, lexemes, stats }, query.filter, r.candidates, { bm25: { k1: r.bm25_k1, b: r.bm25_b }, scan });
+    const now = this.clock.now();
+    // Both branches, the vectors under the similarity floor left out, and what ranking needs of
+    // the hits and their neighbours in time: one statement.
+    const found = await this.retrieval.search(tx, mindId, { ...query, lexemes, stats }, query.filter, r.candidates, {
+      bm25: { k1: r.bm25_k1, b: r.bm25_b },
+      scan,
+      minVectorSimilarity: r.min_vector_similarity,
+      reach: NEIGHBOUR_REACH,
+      retention: { config, now },
+    });
     // Document frequencies change slowly: keep them until the size is counted again rather than
     // count them per query.
     if (counted && query.mode !== 'vector' && stats.df.size <= STATS_CACHE_WORDS) mind.text = stats;
-    const vector = found.vector.filter((h) => 1 - h.distance >= r.min_vector_similarity);
     const textById = new Map(found.text.map((h) => [h.id, h.bm25]));
-    const vectorById = new Map(vector.map((h) => [h.id, h.distance]));
-    const now = this.clock.now();
-    const rows = await this.retrieval.candidates(tx, mindId, [...found.text, ...vector], NEIGHBOUR_REACH, query.filter, { config, now });
-    const candidates: Candidate[] = rows.map((row) => ({
+    const vectorById = new Map(found.vector.map((h) => [h.id, h.distance]));
+    const candidates: Candidate[] = found.candidates.map((row) => ({
       id: row.id,
       bm25: textById.get(row.id),
       distance: vectorById.get(row.id),

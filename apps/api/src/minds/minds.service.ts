@@ -13,6 +13,7 @@ import { AppError } from '@engram/services';
 import { decodeCursor, encodeCursor, newId } from '../common/ids';
 import { displayPrefix, generateMindKey, hashKey } from '../auth/api-keys.codec';
 import type { UserPrincipal } from '../auth/principal';
+import { KeyLookupCache } from '../auth/key-lookup-cache';
 
 /** Who acts on a tenant's minds: a person (JWT) or a service key with `minds:manage`. */
 type TenantCaller = { tenantId: string };
@@ -47,6 +48,7 @@ export class MindsService {
     private readonly tenantDb: TenantDb,
     private readonly minds: MindsRepository,
     private readonly keys: MindKeysRepository,
+    private readonly keyLookups: KeyLookupCache,
   ) {}
 
   /** @throws AppError 409 when the tenant already has a mind of that name or external id. */
@@ -99,6 +101,8 @@ export class MindsService {
   /** Deletes the mind with its memories, versions, messages and keys. @throws AppError 404 */
   async delete(principal: TenantCaller, id: string): Promise<void> {
     const deleted = await this.tenantDb.run(principal.tenantId, (tx) => this.minds.delete(tx, id));
+    // Its keys went with it: no cached look-up may still let them in.
+    this.keyLookups.clear();
     if (!deleted) throw AppError.notFound('mind');
   }
 
@@ -127,9 +131,10 @@ export class MindsService {
     return { items: rows.map(keyView) };
   }
 
-  /** Revokes a key at once; revoking twice is fine. @throws AppError 404 for an unknown key or mind. */
+  /** Revokes a key: refused at once by this process, by others within AUTH_CACHE_MS (KeyLookupCache); revoking twice is fine. @throws AppError 404 for an unknown key or mind. */
   async revokeKey(principal: UserPrincipal, mindId: string, keyId: string): Promise<void> {
     const found = await this.tenantDb.run(principal.tenantId, (tx) => this.keys.revoke(tx, mindId, keyId, new Date()));
+    this.keyLookups.clear();
     if (!found) throw AppError.notFound('mind key');
   }
 

@@ -4,6 +4,7 @@ import { AppError } from '@engram/services';
 import { decodeCursor, encodeCursor, newId } from '../common/ids';
 import { displayPrefix, generateServiceKey, hashKey } from '../auth/api-keys.codec';
 import type { UserPrincipal } from '../auth/principal';
+import { KeyLookupCache } from '../auth/key-lookup-cache';
 
 function keyView(key: ServiceKeyListing) {
   return {
@@ -23,6 +24,7 @@ export class ServiceKeysService {
   constructor(
     private readonly tenantDb: TenantDb,
     private readonly keys: ServiceKeysRepository,
+    private readonly keyLookups: KeyLookupCache,
   ) {}
 
   /** Issues a key; the key is in this answer only (stored as its SHA-256). */
@@ -50,9 +52,10 @@ export class ServiceKeysService {
     return { items: page.map(keyView), next_cursor: rows.length > query.limit && last ? encodeCursor(last.id) : null };
   }
 
-  /** Revokes a key at once; revoking twice is fine. @throws AppError 404 for a key not of this tenant. */
+  /** Revokes a key: refused at once by this process, by others within AUTH_CACHE_MS (KeyLookupCache); revoking twice is fine. @throws AppError 404 for a key not of this tenant. */
   async revoke(principal: UserPrincipal, id: string): Promise<void> {
     const found = await this.tenantDb.run(principal.tenantId, (tx) => this.keys.revoke(tx, id, new Date()));
+    this.keyLookups.clear();
     if (!found) throw AppError.notFound('service key');
   }
 }

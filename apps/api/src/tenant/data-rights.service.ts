@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { MemoriesRepository, MemoryVersionsRepository, MindsRepository, TenantDb, TenantsRepository, TombstonesRepository } from '@engram/db';
 import { AppError, type FieldProblem } from '@engram/services';
 import type { UserPrincipal } from '../auth/principal';
+import { KeyLookupCache } from '../auth/key-lookup-cache';
 
 /**
  * Data rights (docs/data-rights.md): purge a mind's memories, delete the tenant. Owners only
@@ -16,6 +17,7 @@ export class DataRightsService {
     private readonly memories: MemoriesRepository,
     private readonly versions: MemoryVersionsRepository,
     private readonly tombstones: TombstonesRepository,
+    private readonly keyLookups: KeyLookupCache,
   ) {}
 
   /**
@@ -49,5 +51,7 @@ export class DataRightsService {
       }
       await this.tenants.delete(tx);
     });
+    // Its keys went with it: no cached look-up may still let them in.
+    this.keyLookups.clear();
   }
 }

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import type { LifecycleConfig, MemoryCategory, MemoryPriority } from '@engram/memory';
-import { accessSetSql, expiredSql, notExpiredSql } from '../lifecycle-sql';
+import { accessAssignmentSql, expiredSql, notExpiredSql } from '../lifecycle-sql';
 import { memoryFilterSql, type MemoryFilter } from '../memory-filter';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { TenantTx } from '../tenant-db';
+import { PREPARED } from '../prepared';
 import { MEMORY_COLUMNS, type LayerTierCount, type MemoryIdentity, type MemoryRow } from '../memory-row';
 import type { MemoryUpdate, NewMemory } from '../schema';
 
@@ -84,14 +85,15 @@ export class MemoriesRepository {
   @GenerateSql({ name: 'plain', params: [M, M] }, { name: 'for update', params: [M, M, { forUpdate: true }] })
   findById(tx: TenantTx, mindId: string, id: string, options: { forUpdate?: boolean } = {}): Promise<MemoryRow | undefined> {
     const query = scoped(tx, mindId).where('id', '=', id);
-    return (options.forUpdate ? query.forUpdate() : query).executeTakeFirst();
+    return (options.forUpdate ? query.forUpdate() : query).modifyEnd(PREPARED).executeTakeFirst();
   }
 
   /** Memories by id, in no particular order (missing ids are left out). */
   @GenerateSql({ params: [M, [M, SAMPLE.uuid2]] })
   findByIds(tx: TenantTx, mindId: string, ids: readonly string[]): Promise<MemoryRow[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return scoped(tx, mindId).where('id', 'in', [...ids]).execute();
+    // One uuid[] rather than a list: one prepared statement whatever the count.
+    return scoped(tx, mindId).where(sql<boolean>`id = any(${[...ids]}::uuid[])`).modifyEnd(PREPARED).execute();
   }
 
   @GenerateSql({ params: [M, M, { content: 'c', version: 2 }] })
@@ -123,17 +125,11 @@ export class MemoriesRepository {
     options: { returning?: boolean } = {},
   ): Promise<MemoryRow[]> {
     if (ids.length === 0) return [];
-    const update = tx.trx
-      .updateTable('memories')
-      .set(accessSetSql(config, now))
-      .where('tenant_id', '=', tx.tenantId)
-      .where('mind_id', '=', mindId)
-      .where('id', 'in', [...ids]);
-    if (options.returning === false) {
-      await update.execute();
-      return [];
-    }
-    return update.returning(MEMORY_COLUMNS).execute();
+    // Raw: Kysely's `set` has no row assignment. Prepared (prepared.ts).
+    const returning = options.returning === false ? sql`` : sql` returning ${sql.join(MEMORY_COLUMNS.map((c) => sql.ref(`m.${c}`)))}`;
+    const { rows } = await sql<MemoryRow>`update memories m set ${accessAssignmentSql(config, now)}
+      where m.tenant_id = ${tx.tenantId} and m.mind_id = ${mindId} and m.id = any(${[...ids]}::uuid[])${returning}${PREPARED}`.execute(tx.trx);
+    return options.returning === false ? [] : rows;
   }
 
   /** @returns whether the memory existed. Its versions go with it (cascade). */
@@ -228,6 +224,7 @@ export class MemoriesRepository {
       .orderBy('updated_at', 'desc')
       .orderBy('id', 'desc')
       .limit(limit)
+      .modifyEnd(PREPARED)
       .execute();
   }
 
@@ -241,6 +238,7 @@ export class MemoriesRepository {
       .where('mind_id', '=', mindId)
       .where(notExpiredSql(at))
       .where('forgotten_at', 'is', null)
+      .modifyEnd(PREPARED)
       .executeTakeFirstOrThrow();
   }
 

@@ -3,6 +3,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { MATCH_BUDGET, STATS_SAMPLE, bm25Idf, matchLexemes, type LifecycleConfig, type MemoryPriority, type TextStats } from '@engram/memory';
 import { retentionNowSql } from '../lifecycle-sql';
 import { memoryFilterSql, type MemoryFilter } from '../memory-filter';
+import { PREPARED } from '../prepared';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { TenantTx } from '../tenant-db';
 import { vectorLiteral } from '../vectors';
@@ -70,6 +71,7 @@ const STATS: TextStats = { n: 100, avgdl: 40, df: new Map([['budget', 3]]) };
 const BM25 = { k1: 1.2, b: 0.75 };
 const V = [0.5, 0.25];
 const F: MemoryFilter = { activeAt: SAMPLE.date, category: 'fact' };
+const AROUND = { minVectorSimilarity: 0.1, reach: 2, retention: { config: SAMPLE.config, now: SAMPLE.date } };
 
 /**
  * The SQL of hybrid retrieval (docs/design.md §6): a mind's text statistics, BM25 over the
@@ -97,7 +99,7 @@ export class RetrievalRepository {
   async startSearch(tx: TenantTx, q: string | null): Promise<string[]> {
     const { rows } = await sql<{ lexemes: string[] }>`
       select set_config('enable_seqscan', 'off', true) as seqscan,
-             array(select distinct l from unnest(tsvector_to_array(to_tsvector('english', coalesce(${q}::text, '')))) as l order by l) as lexemes`.execute(tx.trx);
+             array(select distinct l from unnest(tsvector_to_array(to_tsvector('english', coalesce(${q}::text, '')))) as l order by l) as lexemes${PREPARED}`.execute(tx.trx);
     return rows[0]?.lexemes ?? [];
   }
 
@@ -111,11 +113,20 @@ export class RetrievalRepository {
   /**
    * Memories of the mind holding the lexeme, counted up to `cap` (engram_text_match: the GIN
    * index). One statement per lexeme, so that the planner sees it and picks the index for rare ones.
+   *
+   * The count is a scalar subquery of a read of the tenant's own row, not a statement of its own:
+   * on Citus that makes the whole statement one router query, run on the worker that holds the
+   * tenant's shards over this transaction's connection, as search's statement runs the match.
+   * Called alone, the security-definer function runs on the coordinator as engram_auth, and Citus
+   * refuses its read of a shard group that this transaction modified over engram_app's
+   * connection ("cannot perform query on placements that were modified in this transaction by a
+   * different user"). Elsewhere the row read is one primary-key look-up.
    */
   @GenerateSql({ params: [M, 'budget', 10_000] })
   async documentFrequency(tx: TenantTx, mindId: string, lexeme: string, cap: number): Promise<number> {
     const { rows } = await sql<{ df: number }>`
-      select count(*)::int as df from engram_text_match(${tx.tenantId}, ${mindId}, ${lexemeQuery(lexeme)}::tsquery, ${cap})`.execute(tx.trx);
+      select (select count(*)::int from engram_text_match(${tx.tenantId}, ${mindId}, ${lexemeQuery(lexeme)}::tsquery, ${cap})) as df
+      from tenants where id = ${tx.tenantId}`.execute(tx.trx);
     return rows[0]?.df ?? 0;
   }
 
@@ -129,24 +140,30 @@ export class RetrievalRepository {
   }
 
   /**
-   * Both branches of hybrid retrieval in one statement (one round trip):
+   * Hybrid retrieval's candidates in one statement (one round trip):
    *
    * - full text: BM25 (k1, b) of the query's lexemes over content, key words and tags, with the
    *   idf of `query.stats` and the content's length in characters as document length (so length
    *   normalisation also weighs what a result costs in an LLM's context). `any`: a memory
    *   matches with any of the lexemes libs/memory `matchLexemes` chooses; `all`: it must match
    *   `websearch_to_tsquery` (every word, "phrases", -exclusions, or);
-   * - vectors: the memories nearest the query vector by cosine distance (pgvector `<=>`). Exact:
-   *   every memory of the mind compared (best for small minds). Indexed: ivfflat with `probes`
-   *   lists, iterating (`ivfflat.iterative_scan`) into further lists until `limit` rows of the
-   *   mind pass the filter: the index holds every tenant's vectors, so the mind itself narrows it.
+   * - vectors: the memories nearest the query vector by cosine distance (pgvector `<=>`), kept
+   *   when their similarity 1 − distance is at least `minVectorSimilarity`. Exact: every memory
+   *   of the mind compared (best for small minds). Indexed: ivfflat with `probes` lists,
+   *   iterating (`ivfflat.iterative_scan`) into further lists until `limit` rows of the mind pass
+   *   the filter: the index holds every tenant's vectors, so the mind itself narrows it;
+   * - what ranking needs of those hits and of their neighbours up to `reach` positions away in
+   *   the same temporal context (seed 000 temporal_context / temporal_position) that pass the
+   *   filter, fetched by key (hits by primary key, neighbours by exact (context, position)), so
+   *   the plan does not depend on table statistics.
    *
-   * @returns the best `limit` of each branch, text by score, vectors by distance
+   * @returns the best `limit` of each branch (text by score, vectors by distance) and a
+   *   candidate row for each hit and neighbour, once each
    */
   @GenerateSql(
-    { name: 'any with a vector, exact', params: [M, { q: 'budget', mode: 'any', vector: V, lexemes: ['budget'], stats: STATS }, F, SAMPLE.limit, { bm25: BM25, scan: { exact: true } }] },
-    { name: 'all, indexed vectors', params: [M, { q: 'budget -draft', mode: 'all', vector: V, lexemes: ['budget', 'draft'], stats: STATS }, { ...F, mustMatch: 'budget -draft' }, SAMPLE.limit, { bm25: BM25, scan: { exact: false, probes: 20 } }] },
-    { name: 'vector only', params: [M, { q: 'budget', mode: 'vector', vector: V, lexemes: [], stats: STATS }, F, SAMPLE.limit, { bm25: BM25, scan: { exact: false, probes: 20 } }] },
+    { name: 'any with a vector, exact', params: [M, { q: 'budget', mode: 'any', vector: V, lexemes: ['budget'], stats: STATS }, F, SAMPLE.limit, { bm25: BM25, scan: { exact: true }, ...AROUND }] },
+    { name: 'all, indexed vectors', params: [M, { q: 'budget -draft', mode: 'all', vector: V, lexemes: ['budget', 'draft'], stats: STATS }, { ...F, mustMatch: 'budget -draft' }, SAMPLE.limit, { bm25: BM25, scan: { exact: false, probes: 20 }, ...AROUND }] },
+    { name: 'vector only', params: [M, { q: 'budget', mode: 'vector', vector: V, lexemes: [], stats: STATS }, F, SAMPLE.limit, { bm25: BM25, scan: { exact: false, probes: 20 }, ...AROUND }] },
   )
   async search(
     tx: TenantTx,
@@ -154,57 +171,59 @@ export class RetrievalRepository {
     query: RetrievalQuery,
     filter: MemoryFilter,
     limit: number,
-    options: { bm25: { k1: number; b: number }; scan: VectorScan },
-  ): Promise<{ text: TextHit[]; vector: VectorHit[] }> {
+    options: { bm25: { k1: number; b: number }; scan: VectorScan; minVectorSimilarity: number; reach: number; retention: { config: LifecycleConfig; now: Date } },
+  ): Promise<{ text: TextHit[]; vector: VectorHit[]; candidates: CandidateRow[] }> {
     const branches: RawBuilder<unknown>[] = [];
     if (query.mode !== 'vector') {
       const any = query.mode === 'any' ? anyMatchQuery(query.lexemes, query.stats.df) : null;
       // `all`: every result must match the web-search query (the filter says so too).
       const match = query.mode === 'all' ? sql`websearch_to_tsquery('english', ${query.q})` : any === null ? null : sql`${any}::tsquery`;
-      if (match) branches.push(sql`select 'text' as branch, t.id::text as id, t.temporal_context, t.temporal_position, t.score from (${textSql(tx, mindId, match, query, filter, limit, options.bm25)}) t`);
+      if (match) branches.push(sql`select 'text' as branch, t.id, t.temporal_context, t.temporal_position, t.score from (${textSql(tx, mindId, match, query, filter, limit, options.bm25)}) t`);
     }
     if (query.vector) {
       await this.configureScan(tx, options.scan);
-      branches.push(sql`select 'vector' as branch, v.id::text as id, v.temporal_context, v.temporal_position, v.score from (${vectorSql(tx, mindId, query.vector, filter, limit, options.scan.exact)}) v`);
+      branches.push(sql`select 'vector' as branch, v.id, v.temporal_context, v.temporal_position, v.score from (${vectorSql(tx, mindId, query.vector, filter, limit, options.scan.exact)}) v
+        where 1 - v.score >= ${options.minVectorSimilarity}::float8`);
     }
     const text: TextHit[] = [];
     const vector: VectorHit[] = [];
-    if (branches.length === 0) return { text, vector };
-    const result = await sql<Placed & { branch: 'text' | 'vector'; score: number }>`${sql.join(branches, sql` union all `)}`.execute(tx.trx);
-    for (const { branch, score, ...placed } of result.rows) {
-      if (branch === 'text') text.push({ ...placed, bm25: score });
-      else vector.push({ ...placed, distance: score });
-    }
-    text.sort((a, b) => b.bm25 - a.bm25);
-    // relaxed_order may return near-sorted rows.
-    vector.sort((a, b) => a.distance - b.distance);
-    return { text, vector };
-  }
-
-  /**
-   * What ranking needs of the hits and of their neighbours up to `reach` positions away in the
-   * same temporal context (seed 000 temporal_context / temporal_position), that pass the filter:
-   * one query, by key (ids, and exact (context, position) pairs), so its plan does not depend on
-   * table statistics.
-   */
-  @GenerateSql({ params: [M, [{ id: M, temporal_context: 'session 1', temporal_position: 4 }], 2, F, { config: SAMPLE.config, now: SAMPLE.date }] })
-  async candidates(tx: TenantTx, mindId: string, hits: readonly Placed[], reach: number, filter: MemoryFilter, retention: { config: LifecycleConfig; now: Date }): Promise<CandidateRow[]> {
-    if (hits.length === 0) return [];
-    const ids = [...new Set(hits.map((h) => h.id))];
-    const { contexts, positions } = neighbourSlots(hits, reach);
+    const candidates: CandidateRow[] = [];
+    if (branches.length === 0) return { text, vector, candidates };
+    const t = tx.tenantId;
     // Computed here, not parsed from timestamps in Node: a few hundred rows a search.
-    const columns = sql`m.id, m.temporal_context, m.temporal_position, m.tags, m.importance_score, m.priority,
+    const columns = sql`m.id::text as id, m.temporal_context, m.temporal_position, m.tags, m.importance_score, m.priority,
       (m.forgotten_at is not null) as forgotten,
-      case when m.current_retention is null then null else ${retentionNowSql(retention.config, retention.now)} end as retention`;
-    const result = await sql<CandidateRow>`
-      select ${columns} from memories m
-      where m.tenant_id = ${tx.tenantId} and m.mind_id = ${mindId} and m.id = any(${ids}::uuid[]) and ${memoryFilterSql(filter)}
+      case when m.current_retention is null then null else ${retentionNowSql(options.retention.config, options.retention.now)} end as retention`;
+    const result = await sql<CandidateRow & { branch: 'text' | 'vector' | null; score: number | null }>`
+      with hits as (${sql.join(branches, sql` union all `)}),
+      -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
+      -- integer cannot exist).
+      slots as (
+        select h.temporal_context as context, (h.temporal_position::bigint + d)::int as position
+        from hits h cross join generate_series(${-options.reach}::int, ${options.reach}::int) d
+        where h.temporal_context is not null and d <> 0 and h.temporal_position::bigint + d between -2147483648 and 2147483647
+        except
+        select h.temporal_context, h.temporal_position from hits h where h.temporal_context is not null)
+      select h.branch, h.score, ${columns} from hits h
+      join memories m on m.tenant_id = ${t} and m.id = h.id
       union all
-      select ${columns} from unnest(${contexts}::text[], ${positions}::int[]) as u(context, position)
-      join memories m on m.tenant_id = ${tx.tenantId} and m.mind_id = ${mindId}
-        and m.temporal_context = u.context and m.temporal_position = u.position
-      where ${memoryFilterSql(filter)} and m.id <> all(${ids}::uuid[])`.execute(tx.trx);
-    return result.rows;
+      select null, null, ${columns} from slots s
+      join memories m on m.tenant_id = ${t} and m.mind_id = ${mindId} and m.temporal_context = s.context and m.temporal_position = s.position
+      where ${memoryFilterSql(filter)} and m.id not in (select h.id from hits h)${PREPARED}`.execute(tx.trx);
+    const seen = new Set<string>();
+    for (const { branch, score, ...row } of result.rows) {
+      if (branch === 'text') text.push({ id: row.id, temporal_context: row.temporal_context, temporal_position: row.temporal_position, bm25: score as number });
+      else if (branch === 'vector') vector.push({ id: row.id, temporal_context: row.temporal_context, temporal_position: row.temporal_position, distance: score as number });
+      if (!seen.has(row.id)) {
+        seen.add(row.id);
+        candidates.push(row);
+      }
+    }
+    // Each branch's own order (ties: the newer id first), whatever order the join returned.
+    const newerFirst = (x: Placed, y: Placed) => (x.id < y.id ? 1 : x.id > y.id ? -1 : 0);
+    text.sort((a, b) => b.bm25 - a.bm25 || newerFirst(a, b));
+    vector.sort((a, b) => a.distance - b.distance || newerFirst(a, b));
+    return { text, vector, candidates };
   }
 
   @GenerateSql({ name: 'exact', params: [{ exact: true }] }, { name: 'ivfflat', params: [{ exact: false, probes: 20 }] })
@@ -222,26 +241,6 @@ export class RetrievalRepository {
 /** The mind's newest memories that estimate its mean length and the frequency of common lexemes. */
 function sample(tx: TenantTx, mindId: string) {
   return sql`(select content, search_vector from memories where tenant_id = ${tx.tenantId} and mind_id = ${mindId} order by id desc limit ${STATS_SAMPLE})`;
-}
-
-/** The (context, position) pairs of the hits' neighbours, each once, hits' own places left out. */
-function neighbourSlots(hits: readonly Placed[], reach: number): { contexts: string[]; positions: number[] } {
-  const seen = new Set(hits.map((h) => `${h.temporal_context}\u0000${h.temporal_position}`));
-  const contexts: string[] = [];
-  const positions: number[] = [];
-  for (const h of hits) {
-    if (h.temporal_context === null || h.temporal_position === null) continue;
-    for (let d = -reach; d <= reach; d++) {
-      // A neighbour past the ends of `integer` cannot exist (and would fail the int[] cast).
-      if (!Number.isSafeInteger(h.temporal_position + d) || Math.abs(h.temporal_position + d) > 2147483647) continue;
-      const key = `${h.temporal_context}\u0000${h.temporal_position + d}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      contexts.push(h.temporal_context);
-      positions.push(h.temporal_position + d);
-    }
-  }
-  return { contexts, positions };
 }
 
 /**
