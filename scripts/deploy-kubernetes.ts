@@ -2,13 +2,15 @@
  * Each Kustomize overlay in k8s/overlays, built with `kubectl kustomize` (KUBECTL, else `kubectl`
  * on PATH), and k8s/optional/*.yaml: every object against the Kubernetes 1.27 OpenAPI schemas
  * compiled in `kubernetes-models` (KEDA's in `@kubernetes-models/keda`), every field name against
- * the vocabulary of those schemas, and the overlays against Engram's rules.
+ * the vocabulary of those schemas, the overlays against Engram's rules, and the KEDA files
+ * against the built overlays (deploy-keda.ts: Redis from the worker's Secret, BullMQ's lists).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { fail, get, isObj, problems, type Obj } from './deploy-problems';
+import { validateKedaScaler } from './deploy-keda';
 import { validateEngramRules } from './deploy-kubernetes-rules';
 
 /** Every property name the Kubernetes schemas know: a field outside it is misspelt. */
@@ -83,15 +85,18 @@ function kustomize(dir: string): Obj[] {
 }
 
 /** Secrets production creates outside git (k8s/overlays/prod/README.md). */
-const EXTERNAL_SECRETS: Record<string, string[]> = { dev: [], prod: ['engram-secrets', 'engram-migration'] };
+export const EXTERNAL_SECRETS: Record<string, string[]> = { dev: [], prod: ['engram-secrets', 'engram-migration'] };
 
-export function validateKubernetes(root: string): void {
+/** @returns each overlay's built objects, by overlay name (the optional and monitoring files are checked against them) */
+export function validateKubernetes(root: string): Record<string, Obj[]> {
   const vocabulary = kubernetesVocabulary(root);
   const overlays = readdirSync(join(root, 'k8s/overlays')).sort();
+  const built: Record<string, Obj[]> = {};
   for (const overlay of overlays) {
     const where = `k8s/overlays/${overlay}`;
     const before = problems.length;
     const objects = kustomize(join(root, where));
+    built[overlay] = objects;
     validateSchemas(where, objects, vocabulary);
     validateEngramRules(where, objects, EXTERNAL_SECRETS[overlay] ?? []);
     if (problems.length === before) {
@@ -104,6 +109,8 @@ export function validateKubernetes(root: string): void {
     const before = problems.length;
     const objects = parseAllDocuments(readFileSync(join(root, where), 'utf8')).map((d) => d.toJS() as Obj).filter(isObj);
     validateSchemas(where, objects, vocabulary);
-    if (problems.length === before) console.log(`ok   ${where}: ${objects.length} objects valid against their schemas`);
+    validateKedaScaler(where, objects, built);
+    if (problems.length === before) console.log(`ok   ${where}: ${objects.length} objects valid against their schemas; Redis from engram-secrets, BullMQ's wait lists`);
   }
+  return built;
 }
