@@ -64,6 +64,13 @@ describe('embedded mode (PGlite)', () => {
     await http.get('/v1/auth/me').set(auth).expect(200);
     const hits = await http.get('/v1/memory/search').query({ q: 'which responses are preferred?' }).set(agent).expect(200);
     expect(hits.body.items[0].key).toBe('communication_style');
+    // A write into a mind that is gone answers 404 naming the mind (PGlite's foreign-key error,
+    // which stands in for a read of the mind), and stores nothing.
+    const other = await http.post('/v1/minds').set(auth).send({ name: 'Short-lived' }).expect(201);
+    await http.delete(`/v1/minds/${other.body.id}`).set(auth).expect(204);
+    const gone = await http.post('/v1/memory').set({ ...auth, 'X-Mind-Id': other.body.id }).send({ category: 'note', key: 'late', content: 'Too late' });
+    expect({ status: gone.status, message: gone.body.message }).toEqual({ status: 404, message: 'mind not found' });
+    await http.post('/v1/memory/batch').set({ ...auth, 'X-Mind-Id': other.body.id }).send({ items: [{ category: 'note', key: 'late', content: 'Too late' }] }).expect(404);
   }, 180_000);
 
   it('refuses a second process on the same data directory, naming it', async () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EmbeddingDemand } from '@engram/queues';
 import { CLOCK, type Clock } from '@engram/config';
-import { MemoriesRepository, TenantDb, type Embedding } from '@engram/db';
+import { MemoriesRepository, PG_FOREIGN_KEY_VIOLATION, TenantDb, pgConstraint, pgErrorCode, type Embedding } from '@engram/db';
 import { RequestEmbedder } from '@engram/embeddings';
 import { ImportanceScorer } from '@engram/llm';
 import { withExplicitSaveFloor, type ImportanceResult, type LifecycleConfig } from '@engram/memory';
@@ -10,6 +10,19 @@ import type { UpdateMemoryInput, UpsertMemoryInput } from './memory.dto';
 import { memoryView, type MemoryView } from './memory.view';
 
 export type { WriteStatus };
+
+/** The foreign key from a memory to its mind (tenant, mind): its violation means the mind is not the tenant's. */
+const MEMORY_MIND_FK = 'memories_tenant_id_mind_id_fkey';
+
+/** `write`, with a write into a mind that does not exist (or is another tenant's) answered 404 `mind`. */
+async function mindMustExist<T>(write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (pgErrorCode(error) === PG_FOREIGN_KEY_VIOLATION && pgConstraint(error) === MEMORY_MIND_FK) throw AppError.notFound('mind');
+    throw error;
+  }
+}
 
 /** Memories scored at once (the scorer may call an LLM). */
 const SCORING_BATCH = 8;
@@ -43,10 +56,9 @@ export class MemoryWriteService {
     const config = await this.config(scope);
     const importance = await this.importanceOf(input, config);
     const embedding = await this.embed(input.content);
-    const result = await this.tenantDb.run(scope.tenantId, async (tx) => {
-      await this.minds.require(tx, scope);
-      return this.writer.upsert(tx, scope, input, importance, embedding, this.clock.now(), config);
-    });
+    // The mind is checked by the insert's foreign key, not by a read of its own (one statement
+    // fewer a write): a mind gone or not the tenant's answers 404 all the same.
+    const result = await mindMustExist(this.tenantDb.run(scope.tenantId, (tx) => this.writer.upsert(tx, scope, input, importance, embedding, this.clock.now(), config)));
     this.demandEmbedding(scope.tenantId, [embedding.vector]);
     return { memory: memoryView(result.memory), status: result.status };
   }
@@ -61,15 +73,14 @@ export class MemoryWriteService {
       scores.push(...(await Promise.all(items.slice(i, i + SCORING_BATCH).map((item) => this.importanceOf(item, config)))));
     }
     const embedded = await this.embedder.tryEmbed(items.map((item) => item.content));
-    const results = await this.tenantDb.run(scope.tenantId, async (tx) => {
-      await this.minds.require(tx, scope);
+    const results = await mindMustExist(this.tenantDb.run(scope.tenantId, async (tx) => {
       const now = this.clock.now();
       const out: WriteResult[] = new Array<WriteResult>(items.length);
       for (const i of lockOrder(items)) {
         out[i] = await this.writer.upsert(tx, scope, items[i] as UpsertMemoryInput, scores[i] as ImportanceResult, { model: embedded.model, vector: embedded.vectors[i] ?? null }, now, config);
       }
       return out;
-    });
+    }));
     this.demandEmbedding(scope.tenantId, items.map((_, i) => embedded.vectors[i]));
     const count = (status: WriteStatus) => results.filter((r) => r.status === status).length;
     return {
