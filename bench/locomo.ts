@@ -3,6 +3,7 @@
  * turns: BM25 (wink-bm25-text-search) and exact vector search with the same local embedder.
  *
  *   npm run bench:locomo -- --file ../shared/bench-data/locomo-dev.json [--url http://localhost:3000] [--json out.json]
+ *     [--email a@b.c] [--settings '{"retrieval":{"match_share":0.5}}']
  *
  * For each conversation: a fresh mind; every turn stored as the importer stores it; every QA
  * question run as a search (top 10, sequential, so latency is per request). Reported per category
@@ -30,6 +31,9 @@ const { values: args } = parseArgs({
     json: { type: 'string' },
     email: { type: 'string', default: 'locomo-bench@engram.local' },
     password: { type: 'string', default: 'locomo-bench-password' },
+    // Lifecycle overrides for the bench's tenant (PATCH /v1/tenant/settings/lifecycle), as JSON:
+    // to compare settings on one server, each run with its own --email.
+    settings: { type: 'string' },
   },
 });
 
@@ -59,6 +63,7 @@ interface Ranking {
 }
 
 interface Item {
+  conversation: string;
   category: number;
   evidence: string[];
   rankings: Record<string, Ranking>;
@@ -149,6 +154,10 @@ async function main(): Promise<void> {
   const data: unknown = JSON.parse(await readFile(args.file, 'utf8'));
   if (!Array.isArray(data)) fail('the file is not a JSON array of conversations');
   const auth = await signIn();
+  if (args.settings) {
+    const res = await api('PATCH', '/v1/tenant/settings/lifecycle', auth, JSON.parse(args.settings) as unknown);
+    if (res.status !== 200) fail(`the settings answered ${res.status}: ${JSON.stringify(res.body)}`);
+  }
   const items: Item[] = [];
   let skippedEvidence = 0;
   let withoutEvidence = 0;
@@ -172,6 +181,7 @@ async function main(): Promise<void> {
       const ms = performance.now() - t0;
       if (res.status !== 200) fail(`search answered ${res.status}: ${JSON.stringify(res.body)}`);
       items.push({
+        conversation: c.sampleId,
         category: qa.category,
         evidence: ev.ids,
         rankings: {
@@ -192,6 +202,8 @@ async function main(): Promise<void> {
       bm25: { overall: metrics(core, 'bm25'), by_category: Object.fromEntries(CATEGORIES.map((cat) => [cat, metrics(items.filter((i) => i.category === cat), 'bm25')])) },
       exact: { overall: metrics(core, 'exact'), by_category: Object.fromEntries(CATEGORIES.map((cat) => [cat, metrics(items.filter((i) => i.category === cat), 'exact')])) },
     },
+    // Per conversation, for cross-validation (tune on some, report on the others).
+    by_conversation: Object.fromEntries([...new Set(core.map((i) => i.conversation))].map((id) => [id, metrics(core.filter((i) => i.conversation === id), 'engram')])),
     skipped: { evidence_strings: skippedEvidence, qa_without_evidence: withoutEvidence },
   };
 
@@ -204,6 +216,7 @@ async function main(): Promise<void> {
     row('engram overall (1-4)', report.overall),
     row('bm25 overall (1-4)', report.baselines.bm25.overall),
     row('exact vector (1-4)', report.baselines.exact.overall),
+    ...Object.entries(report.by_conversation).map(([id, m]) => row(`engram ${id} (1-4)`, m)),
     '',
     `evidence strings skipped: ${skippedEvidence}; QA items without usable evidence: ${withoutEvidence}`,
   ];

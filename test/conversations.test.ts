@@ -190,6 +190,33 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     }
   });
 
+  it('a message with a client_id the conversation holds is skipped: a whole history posted each call is stored and scored once', async () => {
+    const history = [
+      { client_id: 'm1', speaker: 'Ana', content: 'We should maybe grab lunch sometime next week' },
+      { client_id: 'm2', speaker: 'Ben', content: 'Sure, how about Thursday at the Thai place?' },
+      { client_id: 'm3', speaker: 'Ana', content: 'Thursday works, I will book a table for two' },
+    ];
+    const calls = [];
+    for (let n = 1; n <= 3; n++) calls.push((await post('c7', history.slice(0, n)).expect(201)).body);
+    expect(calls.map((c) => [c.message_ids.length, c.duplicates])).toEqual([[1, 0], [1, 1], [1, 2]]);
+    // The first line was said once: not a repetition, however often the history carried it.
+    const stm = await t.http().get('/v1/conversations/c7/stm').set(asAgent(f)).expect(200);
+    const lunch = stm.body.entries.find((e: { content: string }) => e.content.includes('grab lunch'));
+    expect(lunch).toMatchObject({ mentions: 1, rehearsal_count: 0 });
+    // The same history sent twice at once: each message stored once (the unique index decides).
+    const again = [{ client_id: 'm4', content: 'I booked it for 12:30' }, { client_id: 'm4', content: 'I booked it for 12:30' }];
+    const both = await Promise.all([post('c7', again), post('c7', again)]);
+    expect(both.map((r) => r.status)).toEqual([201, 201]);
+    expect(both.reduce((s, r) => s + r.body.message_ids.length, 0)).toBe(1);
+    expect(both.map((r) => r.body.duplicates).sort()).toEqual([1, 2]);
+    // Without a client_id a repeat is a repeat (rehearsal, seed 000).
+    const plain = await post('c7', [{ content: 'Thursday works, I will book a table for two' }]).expect(201);
+    expect(plain.body).toMatchObject({ duplicates: 0 });
+    expect(plain.body.message_ids).toHaveLength(1);
+    const bad = await post('c7', [{ client_id: 'has space', content: 'hello there world' }]).expect(400);
+    expect(bad.body.errors[0].field).toBe('messages[0].client_id');
+  });
+
   it('rejects bad messages naming the field, and a bad conversation id', async () => {
     const bad = await post('c6', [{ content: '' }]).expect(400);
     expect(bad.body.errors[0].field).toBe('messages[0].content');

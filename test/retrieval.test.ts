@@ -91,11 +91,16 @@ describe('retrieval', () => {
     for (const hit of res.body.items) if (hit.explain.text.rank !== null) expect(hit.explain.text.bm25).toBeGreaterThan(0);
   });
 
-  it('finds a Korean word with its particle through the embedding when full text cannot', async () => {
+  it('finds a Korean word whatever its particle, by full text and through the embedding', async () => {
+    // The memory says 데이터베이스 (bare) and 저장소로; the query 데이터베이스를 (another particle).
     const res = await search({ q: '데이터베이스를 골랐다', explain: true });
     expect(found(res)).toEqual([ids.korean]);
-    expect(res.body.items[0].explain).toMatchObject({ text: { rank: null }, vector: { rank: 1 } });
+    expect(res.body.items[0].explain).toMatchObject({ text: { rank: 1 }, vector: { rank: 1 } });
     expect(res.body.items[0].explain.vector.similarity).toBeGreaterThan(0.1);
+    // A bare noun finds its form with a particle (저장소로), by full text alone.
+    const noun = await search({ q: '저장소', mode: 'any', explain: true });
+    expect(found(noun)).toEqual([ids.korean]);
+    expect(noun.body.items[0].explain.text.rank).toBe(1);
   });
 
   it('?explain=true gives each hit its parts, and they multiply to its score', async () => {

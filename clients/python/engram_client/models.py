@@ -224,8 +224,10 @@ class _MessageRequired(TypedDict):
 class Message(_MessageRequired, total=False):
     """A message posted to a conversation. ``role`` defaults to ``user``; ``speaker`` names who
     spoke when there are several people; ``importance`` (0..1) overrides the scorer's;
-    ``occurred_at`` (ISO 8601) defaults to now."""
+    ``occurred_at`` (ISO 8601) defaults to now; ``client_id`` (your id of the message) makes a
+    re-send of it a no-op, so a whole history may be posted with every call."""
 
+    client_id: str
     role: Role
     speaker: str
     occurred_at: str

@@ -650,6 +650,7 @@ export interface components {
         };
         AppendMessagesDto: {
             messages: {
+                client_id?: string;
                 content: string;
                 importance?: number;
                 metadata?: {
@@ -691,6 +692,7 @@ export interface components {
             }[];
             conversation_id: string;
             discarded: number;
+            duplicates: number;
             message_ids: string[];
             rehearsed: number;
             reinforced: {
@@ -964,6 +966,7 @@ export interface components {
                     candidates: number;
                     exact_scan_below: number;
                     importance_weight: number;
+                    match_share: number;
                     min_vector_similarity: number;
                     neighbor_weights: {
                         adjacent: number;
@@ -1608,6 +1611,7 @@ export interface components {
                     candidates: number;
                     exact_scan_below: number;
                     importance_weight: number;
+                    match_share: number;
                     min_vector_similarity: number;
                     neighbor_weights: {
                         adjacent: number;

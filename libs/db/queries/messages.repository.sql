@@ -5,6 +5,7 @@ insert into
   "messages" (
     "id",
     "conversation_id",
+    "client_id",
     "role",
     "speaker",
     "content",
@@ -15,7 +16,17 @@ insert into
     "mind_id"
   )
 values
-  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);
+  ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+on conflict (
+  "tenant_id",
+  "mind_id",
+  "conversation_id",
+  "client_id"
+)
+where
+  "client_id" is not null do nothing
+returning
+  "id";
 
 -- MessagesRepository.markProcessed
 update "messages"

@@ -113,7 +113,7 @@ with
             select
               *
             from
-              unnest($1::text[], $2::float8[]) as i (l, idf)
+              unnest($1::text[], $2::float8[], $3::text[]) as i (l, idf, prefix)
           ),
           -- The match goes through engram_text_match (the GIN index; see its migration); the filter
           -- applies to what it found, so a narrow filter keeps fewer than the budget.
@@ -128,253 +128,22 @@ with
               memories m
               -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
             where
-              m.tenant_id = $3
+              m.tenant_id = $4
               and m.id = any (
                 array(
                   select
                     x.id
                   from
-                    engram_text_match ($4, $5, $6::tsquery, $7) x
+                    engram_text_match ($5, $6, $7::tsquery, $8) x
                 )
               )
-              and m.mind_id = $8
+              and m.mind_id = $9
               and (
                 (
                   expires_at is null
-                  or expires_at > $9::timestamptz
+                  or expires_at > $10::timestamptz
                 )
-                and category = $10
-              )
-          )
-        select
-          m.id,
-          m.temporal_context,
-          m.temporal_position,
-          sum(
-            i.idf * (u.tf * ($11::float8 + 1)) / (
-              u.tf + $12::float8 * (
-                1 - $13::float8 + $14::float8 * m.dl / $15::float8
-              )
-            )
-          )::float8 as score
-        from
-          matched m
-          cross join lateral (
-            select
-              lexeme,
-              coalesce(array_length(positions, 1), 1)::float8 as tf
-            from
-              unnest(m.search_vector)
-          ) u
-          join idf i on i.l = u.lexeme
-        group by
-          m.id,
-          m.temporal_context,
-          m.temporal_position
-        order by
-          score desc,
-          m.id desc
-        limit
-          $16
-      ) t
-    union all
-    select
-      'vector' as branch,
-      v.id,
-      v.temporal_context,
-      v.temporal_position,
-      v.score
-    from
-      (
-        select
-          *
-        from
-          (
-            select
-              id,
-              temporal_context,
-              temporal_position,
-              (embedding <=> $17::vector)::float8 as score
-            from
-              memories
-            where
-              tenant_id = $18
-              and mind_id = $19
-              and embedding is not null
-              and (
-                (
-                  expires_at is null
-                  or expires_at > $20::timestamptz
-                )
-                and category = $21
-              )
-            offset
-              0
-          ) exact
-        order by
-          score,
-          id desc
-        limit
-          $22
-      ) v
-    where
-      1 - v.score >= $23::float8
-  ),
-  -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
-  -- integer cannot exist).
-  slots as (
-    select
-      h.temporal_context as context,
-      (h.temporal_position::bigint + d)::int as position
-    from
-      hits h
-      cross join generate_series($24::int, $25::int) d
-    where
-      h.temporal_context is not null
-      and d <> 0
-      and h.temporal_position::bigint + d between -2147483648 and 2147483647
-    except
-    select
-      h.temporal_context,
-      h.temporal_position
-    from
-      hits h
-    where
-      h.temporal_context is not null
-  )
-select
-  h.branch,
-  h.score,
-  m.id::text as id,
-  m.temporal_context,
-  m.temporal_position,
-  m.tags,
-  m.importance_score,
-  m.priority,
-  (m.forgotten_at is not null) as forgotten,
-  case
-    when m.current_retention is null then null
-    else coalesce(
-      engram_retention_at (
-        current_retention,
-        retention_at,
-        engram_effective_strength (
-          strength_days,
-          access_count,
-          $26::float8,
-          $27::float8
-        ),
-        $28::timestamptz
-      ),
-      1
-    )
-  end as retention
-from
-  hits h
-  join memories m on m.tenant_id = $29
-  and m.id = h.id
-union all
-select
-  null,
-  null,
-  m.id::text as id,
-  m.temporal_context,
-  m.temporal_position,
-  m.tags,
-  m.importance_score,
-  m.priority,
-  (m.forgotten_at is not null) as forgotten,
-  case
-    when m.current_retention is null then null
-    else coalesce(
-      engram_retention_at (
-        current_retention,
-        retention_at,
-        engram_effective_strength (
-          strength_days,
-          access_count,
-          $30::float8,
-          $31::float8
-        ),
-        $32::timestamptz
-      ),
-      1
-    )
-  end as retention
-from
-  slots s
-  join memories m on m.tenant_id = $33
-  and m.mind_id = $34
-  and m.temporal_context = s.context
-  and m.temporal_position = s.position
-where
-  (
-    (
-      expires_at is null
-      or expires_at > $35::timestamptz
-    )
-    and category = $36
-  )
-  and m.id not in (
-    select
-      h.id
-    from
-      hits h
-  ) /* prepared */;
-
--- RetrievalRepository.search (all, indexed vectors)
-select
-  set_config('ivfflat.probes', $1, true),
-  set_config('ivfflat.iterative_scan', 'relaxed_order', true),
-  set_config('enable_sort', 'off', true);
-
-with
-  hits as (
-    select
-      'text' as branch,
-      t.id,
-      t.temporal_context,
-      t.temporal_position,
-      t.score
-    from
-      (
-        with
-          idf as (
-            select
-              *
-            from
-              unnest($1::text[], $2::float8[]) as i (l, idf)
-          ),
-          -- The match goes through engram_text_match (the GIN index; see its migration); the filter
-          -- applies to what it found, so a narrow filter keeps fewer than the budget.
-          matched as (
-            select
-              m.id,
-              m.temporal_context,
-              m.temporal_position,
-              m.search_vector,
-              length(m.content)::float8 as dl
-            from
-              memories m
-              -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
-            where
-              m.tenant_id = $3
-              and m.id = any (
-                array(
-                  select
-                    x.id
-                  from
-                    engram_text_match ($4, $5, websearch_to_tsquery('english', $6), $7) x
-                )
-              )
-              and m.mind_id = $8
-              and (
-                (
-                  expires_at is null
-                  or expires_at > $9::timestamptz
-                )
-                and category = $10
-                and search_vector @@ websearch_to_tsquery('english', $11)
+                and category = $11
               )
           )
         select
@@ -418,31 +187,38 @@ with
     from
       (
         select
-          id,
-          temporal_context,
-          temporal_position,
-          (embedding <=> $18::vector)::float8 as score
+          *
         from
-          memories
-        where
-          tenant_id = $19
-          and mind_id = $20
-          and embedding is not null
-          and (
-            (
-              expires_at is null
-              or expires_at > $21::timestamptz
-            )
-            and category = $22
-            and search_vector @@ websearch_to_tsquery('english', $23)
-          )
+          (
+            select
+              id,
+              temporal_context,
+              temporal_position,
+              (embedding <=> $18::vector)::float8 as score
+            from
+              memories
+            where
+              tenant_id = $19
+              and mind_id = $20
+              and embedding is not null
+              and (
+                (
+                  expires_at is null
+                  or expires_at > $21::timestamptz
+                )
+                and category = $22
+              )
+            offset
+              0
+          ) exact
         order by
-          embedding <=> $24::vector
+          score,
+          id desc
         limit
-          $25
+          $23
       ) v
     where
-      1 - v.score >= $26::float8
+      1 - v.score >= $24::float8
   ),
   -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
   -- integer cannot exist).
@@ -452,7 +228,7 @@ with
       (h.temporal_position::bigint + d)::int as position
     from
       hits h
-      cross join generate_series($27::int, $28::int) d
+      cross join generate_series($25::int, $26::int) d
     where
       h.temporal_context is not null
       and d <> 0
@@ -485,17 +261,17 @@ select
         engram_effective_strength (
           strength_days,
           access_count,
-          $29::float8,
-          $30::float8
+          $27::float8,
+          $28::float8
         ),
-        $31::timestamptz
+        $29::timestamptz
       ),
       1
     )
   end as retention
 from
   hits h
-  join memories m on m.tenant_id = $32
+  join memories m on m.tenant_id = $30
   and m.id = h.id
 union all
 select
@@ -517,28 +293,252 @@ select
         engram_effective_strength (
           strength_days,
           access_count,
-          $33::float8,
-          $34::float8
+          $31::float8,
+          $32::float8
         ),
-        $35::timestamptz
+        $33::timestamptz
       ),
       1
     )
   end as retention
 from
   slots s
-  join memories m on m.tenant_id = $36
-  and m.mind_id = $37
+  join memories m on m.tenant_id = $34
+  and m.mind_id = $35
   and m.temporal_context = s.context
   and m.temporal_position = s.position
 where
   (
     (
       expires_at is null
-      or expires_at > $38::timestamptz
+      or expires_at > $36::timestamptz
     )
-    and category = $39
-    and search_vector @@ websearch_to_tsquery('english', $40)
+    and category = $37
+  )
+  and m.id not in (
+    select
+      h.id
+    from
+      hits h
+  ) /* prepared */;
+
+-- RetrievalRepository.search (all, indexed vectors)
+select
+  set_config('ivfflat.probes', $1, true),
+  set_config('ivfflat.iterative_scan', 'relaxed_order', true),
+  set_config('enable_sort', 'off', true);
+
+with
+  hits as (
+    select
+      'text' as branch,
+      t.id,
+      t.temporal_context,
+      t.temporal_position,
+      t.score
+    from
+      (
+        with
+          idf as (
+            select
+              *
+            from
+              unnest($1::text[], $2::float8[], $3::text[]) as i (l, idf, prefix)
+          ),
+          -- The match goes through engram_text_match (the GIN index; see its migration); the filter
+          -- applies to what it found, so a narrow filter keeps fewer than the budget.
+          matched as (
+            select
+              m.id,
+              m.temporal_context,
+              m.temporal_position,
+              m.search_vector,
+              length(m.content)::float8 as dl
+            from
+              memories m
+              -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
+            where
+              m.tenant_id = $4
+              and m.id = any (
+                array(
+                  select
+                    x.id
+                  from
+                    engram_text_match ($5, $6, websearch_to_tsquery('english', $7), $8) x
+                )
+              )
+              and m.mind_id = $9
+              and (
+                (
+                  expires_at is null
+                  or expires_at > $10::timestamptz
+                )
+                and category = $11
+                and search_vector @@ websearch_to_tsquery('english', $12)
+              )
+          )
+        select
+          m.id,
+          m.temporal_context,
+          m.temporal_position,
+          sum(
+            i.idf * (u.tf * ($13::float8 + 1)) / (
+              u.tf + $14::float8 * (
+                1 - $15::float8 + $16::float8 * m.dl / $17::float8
+              )
+            )
+          )::float8 as score
+        from
+          matched m
+          cross join lateral (
+            select
+              lexeme,
+              coalesce(array_length(positions, 1), 1)::float8 as tf
+            from
+              unnest(m.search_vector)
+          ) u
+          join idf i on i.l = u.lexeme
+        group by
+          m.id,
+          m.temporal_context,
+          m.temporal_position
+        order by
+          score desc,
+          m.id desc
+        limit
+          $18
+      ) t
+    union all
+    select
+      'vector' as branch,
+      v.id,
+      v.temporal_context,
+      v.temporal_position,
+      v.score
+    from
+      (
+        select
+          id,
+          temporal_context,
+          temporal_position,
+          (embedding <=> $19::vector)::float8 as score
+        from
+          memories
+        where
+          tenant_id = $20
+          and mind_id = $21
+          and embedding is not null
+          and (
+            (
+              expires_at is null
+              or expires_at > $22::timestamptz
+            )
+            and category = $23
+            and search_vector @@ websearch_to_tsquery('english', $24)
+          )
+        order by
+          embedding <=> $25::vector
+        limit
+          $26
+      ) v
+    where
+      1 - v.score >= $27::float8
+  ),
+  -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
+  -- integer cannot exist).
+  slots as (
+    select
+      h.temporal_context as context,
+      (h.temporal_position::bigint + d)::int as position
+    from
+      hits h
+      cross join generate_series($28::int, $29::int) d
+    where
+      h.temporal_context is not null
+      and d <> 0
+      and h.temporal_position::bigint + d between -2147483648 and 2147483647
+    except
+    select
+      h.temporal_context,
+      h.temporal_position
+    from
+      hits h
+    where
+      h.temporal_context is not null
+  )
+select
+  h.branch,
+  h.score,
+  m.id::text as id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $30::float8,
+          $31::float8
+        ),
+        $32::timestamptz
+      ),
+      1
+    )
+  end as retention
+from
+  hits h
+  join memories m on m.tenant_id = $33
+  and m.id = h.id
+union all
+select
+  null,
+  null,
+  m.id::text as id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $34::float8,
+          $35::float8
+        ),
+        $36::timestamptz
+      ),
+      1
+    )
+  end as retention
+from
+  slots s
+  join memories m on m.tenant_id = $37
+  and m.mind_id = $38
+  and m.temporal_context = s.context
+  and m.temporal_position = s.position
+where
+  (
+    (
+      expires_at is null
+      or expires_at > $39::timestamptz
+    )
+    and category = $40
+    and search_vector @@ websearch_to_tsquery('english', $41)
   )
   and m.id not in (
     select

@@ -163,6 +163,8 @@ export interface MessagesTable {
   id: string;
   mind_id: string;
   conversation_id: string;
+  /** The caller's id of the message, unique in its conversation. */
+  client_id: string | null;
   role: 'user' | 'assistant' | 'system' | 'tool';
   speaker: string | null;
   content: string;

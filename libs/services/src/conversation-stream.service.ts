@@ -67,11 +67,15 @@ export class ConversationStream {
   ) {}
 
   /** Stores the messages, scores them, and runs them through STM in event-time order. @throws AppError 404 for a mind not in the tenant */
-  async append(scope: MemoryScope, conversationId: string, incoming: IncomingMessage[]): Promise<AppendResult> {
+  async append(scope: MemoryScope, conversationId: string, sent: IncomingMessage[]): Promise<AppendResult> {
     const received = this.clock.now();
-    const rows: NewMessage[] = incoming.map((m) => ({
+    // A client_id sent twice in one call counts once (the first).
+    const ids = new Set<string>();
+    const incoming = sent.filter((m) => m.client_id === undefined || (!ids.has(m.client_id) && ids.add(m.client_id)));
+    const offered: NewMessage[] = incoming.map((m) => ({
       id: newId(),
       conversation_id: conversationId,
+      client_id: m.client_id ?? null,
       role: m.role,
       speaker: m.speaker ?? null,
       content: m.content,
@@ -79,16 +83,17 @@ export class ConversationStream {
       occurred_at: m.occurred_at ? new Date(m.occurred_at) : received,
       received_at: received,
     }));
-    const sorted = rows.map((row, i) => ({ row, message: incoming[i] as IncomingMessage }));
-    sorted.sort((a, b) => a.row.occurred_at.getTime() - b.row.occurred_at.getTime());
-    const first = sorted[0]?.row.occurred_at ?? received;
-    const before = await this.tenantDb.run(scope.tenantId, async (tx) => {
+    const firstOffered = offered.reduce((t, r) => Math.min(t, r.occurred_at.getTime()), received.getTime());
+    const { before, stored } = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
       // What was said before this batch: the first message is scored in its context.
-      const last = await this.messages.lastBefore(tx, scope.mindId, conversationId, first);
-      await this.messages.insert(tx, scope.mindId, rows);
-      return last;
+      const last = await this.messages.lastBefore(tx, scope.mindId, conversationId, new Date(firstOffered));
+      return { before: last, stored: await this.messages.insert(tx, scope.mindId, offered) };
     });
+    // Only what was stored goes on: a message the conversation held already was scored then.
+    const rows = offered.filter((r) => stored.has(r.id));
+    const sorted = offered.flatMap((row, i) => (stored.has(row.id) ? [{ row, message: incoming[i] as IncomingMessage }] : []));
+    sorted.sort((a, b) => a.row.occurred_at.getTime() - b.row.occurred_at.getTime());
     const config = await this.settings.forTenant(scope.tenantId);
     const contexts = sorted.map(({ message }, i) => {
       const previous = i === 0 ? (before ? { speaker: before.speaker ?? before.role, text: before.content } : null) : { speaker: speakerOf(sorted[i - 1]?.message as IncomingMessage), text: (sorted[i - 1]?.message as IncomingMessage).content };
@@ -102,6 +107,7 @@ export class ConversationStream {
       const result: AppendResult = {
         conversation_id: conversationId,
         message_ids: rows.map((r) => r.id),
+        duplicates: sent.length - rows.length,
         ...{ attended: 0, rehearsed: 0, reinforced: [], below_attention: 0, discarded: 0, consolidated: [], stm_size: 0 },
         stm_capacity: config.stm.capacity,
       };

@@ -4,6 +4,8 @@ import type { ConsolidationTrigger } from '@engram/memory';
 
 /** A message as posted to a conversation. */
 export interface IncomingMessage {
+  /** The caller's id of the message: a re-send of one the conversation holds is skipped. */
+  client_id?: string;
   role: 'user' | 'assistant' | 'system' | 'tool';
   speaker?: string;
   content: string;
@@ -39,7 +41,10 @@ export interface ReinforcedOutcome {
 
 export interface AppendResult {
   conversation_id: string;
+  /** The messages this call stored, in the order sent. */
   message_ids: string[];
+  /** Messages skipped: the conversation already held their client_id (or the call sent it twice). */
+  duplicates: number;
   attended: number;
   rehearsed: number;
   /** Messages that repeated a long-term memory (same words, or reworded by fillers) and reinforced it. */

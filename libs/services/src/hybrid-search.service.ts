@@ -6,6 +6,7 @@ import { RequestEmbedder } from '@engram/embeddings';
 import {
   DF_COUNT_CAP,
   estimatedDocumentFrequency,
+  matchBudget,
   newestFirstAmongVariants,
   rankHybrid,
   withDocumentFrequency,
@@ -108,7 +109,9 @@ export class HybridSearch {
     const now = this.clock.now();
     // Both branches, the vectors under the similarity floor left out, and what ranking needs of
     // the hits and their neighbours in time: one statement.
-    const found = await this.retrieval.search(tx, mindId, { ...query, lexemes, stats }, query.filter, r.candidates, {
+    // Uncounted statistics know no frequencies to choose by: the fixed budget.
+    const budget = counted && query.mode === 'any' ? matchBudget(stats.n, r.match_share) : undefined;
+    const found = await this.retrieval.search(tx, mindId, { ...query, lexemes, stats, budget }, query.filter, r.candidates, {
       bm25: { k1: r.bm25_k1, b: r.bm25_b },
       scan,
       minVectorSimilarity: r.min_vector_similarity,

@@ -7,6 +7,17 @@ export const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;
 
 const message = z
   .object({
+    /**
+     * Your id of the message (letters, digits and `._:-`, 1-200): a message whose client_id this
+     * conversation already holds is skipped (not stored, not scored, not a repetition), so an
+     * agent may post the whole history with every call.
+     */
+    client_id: z
+      .string({ message: 'must be a string' })
+      .min(1, { message: 'must not be empty' })
+      .max(200, { message: 'must be at most 200 characters' })
+      .regex(CONVERSATION_ID_PATTERN, { message: 'must be letters, digits or ._:-' })
+      .optional(),
     role: z.enum(['user', 'assistant', 'system', 'tool'], { message: 'must be user, assistant, system or tool' }).default('user'),
     /** Who spoke, when there are several people (e.g. a name); defaults to the role. */
     speaker: oneLine(100).optional(),
@@ -66,7 +77,10 @@ export const ConsolidationOutcomeSchema = z.object({
 /** `POST /conversations/:conversationId/messages`: what attention, STM and consolidation did (`AppendResult`). */
 export const AppendResultSchema = z.object({
   conversation_id: z.string(),
+  /** The messages stored by this call, in the order sent (a skipped re-send has none). */
   message_ids: z.array(z.uuid()),
+  /** Messages skipped because the conversation already held their client_id. */
+  duplicates: z.number().int(),
   attended: z.number().int(),
   rehearsed: z.number().int(),
   /** Messages that repeated a long-term memory and reinforced it at once (they did not enter STM). */

@@ -6,6 +6,8 @@ import type { ImportanceSource, Message } from '../schema';
 export interface NewMessage {
   id: string;
   conversation_id: string;
+  /** The caller's id; a message whose client_id its conversation has seen is not stored again. */
+  client_id?: string | null;
   role: 'user' | 'assistant' | 'system' | 'tool';
   speaker: string | null;
   content: string;
@@ -16,14 +18,21 @@ export interface NewMessage {
 
 @Injectable()
 export class MessagesRepository {
-  /** Stores messages exactly as received (the sensory register's log, docs/design.md §3). */
-  @GenerateSql({ params: [SAMPLE.uuid, [{ id: SAMPLE.uuid2, conversation_id: 'c1', role: 'user', speaker: null, content: 'c', metadata: {}, occurred_at: SAMPLE.date, received_at: SAMPLE.date }]] })
-  async insert(tx: TenantTx, mindId: string, messages: readonly NewMessage[]): Promise<void> {
-    if (messages.length === 0) return;
-    await tx.trx
+  /**
+   * Stores messages exactly as received (the sensory register's log, docs/design.md §3), except
+   * those whose `client_id` the conversation already holds (a re-sent history; also one sent
+   * twice at once: the unique index decides). @returns the ids of the messages stored
+   */
+  @GenerateSql({ params: [SAMPLE.uuid, [{ id: SAMPLE.uuid2, conversation_id: 'c1', client_id: 'm-1', role: 'user', speaker: null, content: 'c', metadata: {}, occurred_at: SAMPLE.date, received_at: SAMPLE.date }]] })
+  async insert(tx: TenantTx, mindId: string, messages: readonly NewMessage[]): Promise<Set<string>> {
+    if (messages.length === 0) return new Set();
+    const rows = await tx.trx
       .insertInto('messages')
-      .values(messages.map((m) => ({ ...m, tenant_id: tx.tenantId, mind_id: mindId, metadata: JSON.stringify(m.metadata) })))
+      .values(messages.map((m) => ({ ...m, client_id: m.client_id ?? null, tenant_id: tx.tenantId, mind_id: mindId, metadata: JSON.stringify(m.metadata) })))
+      .onConflict((oc) => oc.columns(['tenant_id', 'mind_id', 'conversation_id', 'client_id']).where('client_id', 'is not', null).doNothing())
+      .returning('id')
       .execute();
+    return new Set(rows.map((r) => r.id));
   }
 
   /** Records what attention made of a message. */

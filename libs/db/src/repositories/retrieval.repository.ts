@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type RawBuilder } from 'kysely';
-import { MATCH_BUDGET, STATS_SAMPLE, bm25Idf, matchLexemes, type LifecycleConfig, type MemoryPriority, type TextStats } from '@engram/memory';
+import { MATCH_BUDGET, STATS_SAMPLE, bm25Idf, hangulPrefix, matchLexemes, type LifecycleConfig, type MemoryPriority, type TextStats } from '@engram/memory';
 import { retentionNowSql } from '../lifecycle-sql';
 import { memoryFilterSql, type MemoryFilter } from '../memory-filter';
 import { PREPARED } from '../prepared';
@@ -53,17 +53,32 @@ export interface RetrievalQuery {
   /** The query's stemmed lexemes and the mind's statistics for them (`any` and `all`). */
   lexemes: readonly string[];
   stats: TextStats;
+  /** How many memories `any` mode may match (libs/memory matchBudget); MATCH_BUDGET when not given. */
+  budget?: number;
 }
 
 /** A tsquery of one lexeme, quoted (a lexeme may hold any character). */
 export function lexemeQuery(l: string): string {
+  // A Korean word matches its forms with any particle (libs/memory hangulPrefix).
+  const prefix = hangulPrefix(l);
+  if (prefix !== null) return `'${prefix}':*`;
   return `'${l.replace(/'/g, "''").replace(/\\/g, '\\\\')}'`;
 }
 
 /** The tsquery (as text) `any` mode matches with: libs/memory `matchLexemes`, or-ed; null without lexemes. */
-export function anyMatchQuery(lexemes: readonly string[], df: ReadonlyMap<string, number>): string | null {
-  const chosen = matchLexemes(lexemes, df);
+export function anyMatchQuery(lexemes: readonly string[], df: ReadonlyMap<string, number>, budget = MATCH_BUDGET): string | null {
+  const chosen = matchLexemes(lexemes, df, budget);
   return chosen.length === 0 ? null : chosen.map(lexemeQuery).join(' | ');
+}
+
+/**
+ * How many matched memories `any` mode scores: the budget, or the chosen lexemes' memories if
+ * more (the rarest lexeme is chosen whatever its frequency, and all of its memories are scored,
+ * not an arbitrary part), at most MATCH_BUDGET.
+ */
+export function anyScoreCap(lexemes: readonly string[], df: ReadonlyMap<string, number>, budget = MATCH_BUDGET): number {
+  const chosen = matchLexemes(lexemes, df, budget).reduce((sum, l) => sum + (df.get(l) ?? 0), 0);
+  return Math.min(MATCH_BUDGET, Math.max(budget, chosen));
 }
 
 const M = SAMPLE.uuid;
@@ -175,7 +190,7 @@ export class RetrievalRepository {
   ): Promise<{ text: TextHit[]; vector: VectorHit[]; candidates: CandidateRow[] }> {
     const branches: RawBuilder<unknown>[] = [];
     if (query.mode !== 'vector') {
-      const any = query.mode === 'any' ? anyMatchQuery(query.lexemes, query.stats.df) : null;
+      const any = query.mode === 'any' ? anyMatchQuery(query.lexemes, query.stats.df, query.budget) : null;
       // `all`: every result must match the web-search query (the filter says so too).
       const match = query.mode === 'all' ? sql`websearch_to_tsquery('english', ${query.q})` : any === null ? null : sql`${any}::tsquery`;
       if (match) branches.push(sql`select 'text' as branch, t.id, t.temporal_context, t.temporal_position, t.score from (${textSql(tx, mindId, match, query, filter, limit, options.bm25)}) t`);
@@ -245,21 +260,27 @@ function sample(tx: TenantTx, mindId: string) {
 
 /**
  * BM25 of the matched memories over the query's lexemes (libs/memory `bm25Term`, summed in SQL),
- * with libs/memory `bm25Idf` from the statistics. At most MATCH_BUDGET memories are scored.
+ * with libs/memory `bm25Idf` from the statistics. At most MATCH_BUDGET memories are scored (in
+ * `any` mode, anyScoreCap).
  */
 function textSql(tx: TenantTx, mindId: string, match: RawBuilder<unknown>, query: RetrievalQuery, filter: MemoryFilter, limit: number, bm25: { k1: number; b: number }) {
   const t = tx.tenantId;
   const lexemes = [...query.lexemes];
   const idf = lexemes.map((l) => bm25Idf(query.stats.n, query.stats.df.get(l) ?? 0));
+  // A Korean query word counts every form of it in the memory (서울에, 서울은: libs/memory
+  // hangulPrefix); other lexemes are matched whole, by a hash join.
+  const prefixes = lexemes.map((l) => hangulPrefix(l));
+  const byPrefix = prefixes.some((p) => p !== null);
+  const join = byPrefix ? sql`(i.prefix is null and i.l = u.lexeme) or (i.prefix is not null and starts_with(u.lexeme, i.prefix))` : sql`i.l = u.lexeme`;
   return sql`
-    with idf as (select * from unnest(${lexemes}::text[], ${idf}::float8[]) as i(l, idf)),
+    with idf as (select * from unnest(${lexemes}::text[], ${idf}::float8[], ${prefixes}::text[]) as i(l, idf, prefix)),
     -- The match goes through engram_text_match (the GIN index; see its migration); the filter
     -- applies to what it found, so a narrow filter keeps fewer than the budget.
     matched as (
       select m.id, m.temporal_context, m.temporal_position, m.search_vector, length(m.content)::float8 as dl
       from memories m
       -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
-      where m.tenant_id = ${t} and m.id = any(array(select x.id from engram_text_match(${t}, ${mindId}, ${match}, ${MATCH_BUDGET}) x))
+      where m.tenant_id = ${t} and m.id = any(array(select x.id from engram_text_match(${t}, ${mindId}, ${match}, ${query.mode === 'any' ? anyScoreCap(query.lexemes, query.stats.df, query.budget) : MATCH_BUDGET}) x))
         and m.mind_id = ${mindId} and ${memoryFilterSql(filter)})
     select m.id, m.temporal_context, m.temporal_position,
            sum(i.idf * (u.tf * (${bm25.k1}::float8 + 1))
@@ -267,7 +288,7 @@ function textSql(tx: TenantTx, mindId: string, match: RawBuilder<unknown>, query
     from matched m
     cross join lateral (
       select lexeme, coalesce(array_length(positions, 1), 1)::float8 as tf from unnest(m.search_vector)) u
-    join idf i on i.l = u.lexeme
+    join idf i on ${join}
     group by m.id, m.temporal_context, m.temporal_position
     order by score desc, m.id desc
     limit ${limit}`;

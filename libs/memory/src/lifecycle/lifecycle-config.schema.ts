@@ -209,6 +209,8 @@ export const lifecycleConfigSchema = z
         retention_weight: unit,
         importance_weight: unit,
         priority_weights: z.object({ low: positive, normal: positive, high: positive, critical: positive }).strict(),
+        /** The share of a mind (0..1] a query may match in `any` mode (libs/memory matchBudget). */
+        match_share: z.number().gt(0).max(1),
         /** Minds with fewer memories than this scan vectors exactly; larger ones use the ivfflat index. */
         exact_scan_below: z.number().int().min(0).max(100_000_000),
         /** ivfflat lists probed per query. */

@@ -1,5 +1,25 @@
 import fc from 'fast-check';
-import { DF_COUNT_CAP, MATCH_BUDGET, bm25Idf, bm25Term, estimatedDocumentFrequency, matchLexemes, withDocumentFrequency, type TextStats } from './bm25';
+import { DF_COUNT_CAP, MATCH_BUDGET, bm25Idf, bm25Term, estimatedDocumentFrequency, MATCH_FLOOR, matchBudget, matchLexemes, withDocumentFrequency, type TextStats } from './bm25';
+
+describe('matchBudget (how many memories a query may match)', () => {
+  it('is the share of the mind, rounded up, within MATCH_FLOOR..MATCH_BUDGET', () => {
+    expect(matchBudget(419, 1)).toBe(419);
+    expect(matchBudget(419, 0.1)).toBe(42);
+    expect(matchBudget(1_000_000, 1)).toBe(MATCH_BUDGET);
+    expect(matchBudget(5, 0.1)).toBe(MATCH_FLOOR);
+    fc.assert(
+      fc.property(fc.nat(10_000_000), fc.double({ min: 1e-6, max: 1, noNaN: true }), (n, share) => {
+        const b = matchBudget(n, share);
+        expect(b).toBeGreaterThanOrEqual(MATCH_FLOOR);
+        expect(b).toBeLessThanOrEqual(MATCH_BUDGET);
+        expect(b).toBeGreaterThanOrEqual(Math.min(MATCH_BUDGET, share * n));
+        // Monotone: a larger mind or share never lowers it.
+        expect(matchBudget(n + 1, share)).toBeGreaterThanOrEqual(b);
+        expect(matchBudget(n, Math.min(1, share * 2))).toBeGreaterThanOrEqual(b);
+      }),
+    );
+  });
+});
 
 describe('matchLexemes (the lexemes full text matches on)', () => {
   it('takes the rarest lexemes while their memories fit the budget', () => {

@@ -17,6 +17,12 @@
 export const DF_COUNT_CAP = 10_000;
 export const STATS_SAMPLE = 2_000;
 export const MATCH_BUDGET = 2_000;
+/**
+ * The least a query may match, whatever the share: a mind of a few dozen memories keeps every
+ * word matchable (ours; below the budgets of the LoCoMo minds, 369-680 memories, that
+ * `retrieval.match_share` was cross-validated on, so it does not change that measurement).
+ */
+export const MATCH_FLOOR = 30;
 
 /** Full-text statistics of a mind as of a search: size, mean content length, document frequencies. */
 export interface TextStats {
@@ -68,6 +74,18 @@ export function withDocumentFrequency(stats: TextStats, lexeme: string, df: numb
  */
 export function estimatedDocumentFrequency(share: number, n: number): number {
   return Math.max(DF_COUNT_CAP, Math.round(share * n));
+}
+
+/**
+ * How many memories a query may match in a mind of `n` (`any` mode): `share` of the mind
+ * (`retrieval.match_share`), at most MATCH_BUDGET, at least MATCH_FLOOR. A smaller share scores fewer
+ * memories that share only common words with the query (each matched memory costs its BM25 in
+ * SQL); the vector branch still brings them.
+ *
+ * @param n the mind's memories; @param share 0..1
+ */
+export function matchBudget(n: number, share: number): number {
+  return Math.min(MATCH_BUDGET, Math.max(MATCH_FLOOR, Math.ceil(share * n)));
 }
 
 /**
