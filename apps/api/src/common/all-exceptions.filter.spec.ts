@@ -30,6 +30,12 @@ describe('AllExceptionsFilter', () => {
     expect(res.body).toEqual({ statusCode: 503, error: 'Service Unavailable', message: expect.stringMatching(/retry shortly/), requestId: 'req-1' });
   });
 
+  it('answers a request that arrived while the process shut down (its pool closed) with 503, not 500', () => {
+    const res = answer(new Error('driver has already been destroyed'));
+    expect(res.status).toBe(503);
+    expect(res.body.message).toMatch(/the database is unavailable; retry shortly/);
+  });
+
   it('keeps 500 for an error it does not know, and tells nothing of it', () => {
     const res = answer(new Error('secret internals'));
     expect(res.status).toBe(500);

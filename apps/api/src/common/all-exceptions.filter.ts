@@ -35,7 +35,9 @@ function isUnavailable(error: unknown): boolean {
   const code = pgErrorCode(error) ?? (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+  // Kysely's "driver has already been destroyed": a request that came in while this process shut
+  // down (its pool is closed); another instance, or this one restarted, can answer it.
+  return /Connection terminated|connection timeout|Client has encountered a connection error|driver has already been destroyed/i.test(message);
 }
 
 /**
