@@ -183,6 +183,34 @@ describe('plans of access recording', () => {
   });
 });
 
+describe('plans of recall', () => {
+  it('reads each priority as a range of memories_recall_idx up to the limit: no sort of the whole mind', async () => {
+    const memories = new MemoriesRepository();
+    // At 4000 rows a sequential scan and a sort are cheapest; priced out, the plan shows the
+    // index path that a mind of a million takes.
+    await kysely.executeQuery(CompiledQuery.raw(`select set_config('enable_seqscan', 'off', false)`));
+    try {
+      const seen = await planned(() =>
+        new TenantDb(kysely).run(TENANT, async (tx) => {
+          await memories.recall(tx, MIND, new Date(), 50);
+          await memories.recall(tx, MIND, new Date(), 200, { priority: 'critical' });
+        }),
+      );
+      const recalls = seen.filter((p) => p.includes('recall_rank'));
+      expect(recalls).toHaveLength(2);
+      const [all, critical] = recalls as [string, string];
+      // Each priority a range of the recall index, newest first, read up to the limit: four
+      // ranges for the whole mind, one for the critical memories; never the mind end to end.
+      expect(all.match(/Index Scan using memories_recall_idx/g)).toHaveLength(4);
+      expect(critical.match(/Index Scan using memories_recall_idx/g)).toHaveLength(1);
+      for (const plan of recalls) expect(plan).toMatch(/Index Cond: .*priority = /);
+      expect(seen.filter(seqScan)).toEqual([]);
+    } finally {
+      await kysely.executeQuery(CompiledQuery.raw(`select set_config('enable_seqscan', 'on', false)`));
+    }
+  });
+});
+
 describe('plans of the sweeps', () => {
   it('forgetting and tiering find their rows by index, with sequential scans priced out as on a large table', async () => {
     const tenantDb = new TenantDb(kysely);

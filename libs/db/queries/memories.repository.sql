@@ -976,144 +976,501 @@ limit
 
 -- MemoriesRepository.recall (all)
 select
-  "id",
-  "mind_id",
-  "category",
-  "key",
-  "content",
-  "tags",
-  "priority",
-  "source",
-  "verified",
-  "confidence",
-  "expires_at",
-  "occurred_at",
-  "created_at",
-  "updated_at",
-  "version",
-  "memory_type",
-  "layer",
-  "importance_score",
-  "initial_retention",
-  "current_retention",
-  "strength_days",
-  "last_reviewed",
-  "review_schedule",
-  "next_review",
-  "review_count",
-  "access_count",
-  "last_accessed",
-  "consolidation_score",
-  "forgotten_at",
-  "storage_location",
-  "tier",
-  "payload",
-  "association_graph",
-  "semantic_tags",
-  "temporal_position",
-  "temporal_context",
-  "source_refs",
-  "content_hash",
-  "embedding_model",
-  "retention_at",
-  "importance_source",
-  "emotional_weight",
-  "hippocampus_dependency",
-  "synaptic_consolidated",
-  "embedding_status",
-  "embedded_at",
-  "compacted",
-  "content_z"
+  "m"."id",
+  "m"."mind_id",
+  "m"."category",
+  "m"."key",
+  "m"."content",
+  "m"."tags",
+  "m"."priority",
+  "m"."source",
+  "m"."verified",
+  "m"."confidence",
+  "m"."expires_at",
+  "m"."occurred_at",
+  "m"."created_at",
+  "m"."updated_at",
+  "m"."version",
+  "m"."memory_type",
+  "m"."layer",
+  "m"."importance_score",
+  "m"."initial_retention",
+  "m"."current_retention",
+  "m"."strength_days",
+  "m"."last_reviewed",
+  "m"."review_schedule",
+  "m"."next_review",
+  "m"."review_count",
+  "m"."access_count",
+  "m"."last_accessed",
+  "m"."consolidation_score",
+  "m"."forgotten_at",
+  "m"."storage_location",
+  "m"."tier",
+  "m"."payload",
+  "m"."association_graph",
+  "m"."semantic_tags",
+  "m"."temporal_position",
+  "m"."temporal_context",
+  "m"."source_refs",
+  "m"."content_hash",
+  "m"."embedding_model",
+  "m"."retention_at",
+  "m"."importance_source",
+  "m"."emotional_weight",
+  "m"."hippocampus_dependency",
+  "m"."synaptic_consolidated",
+  "m"."embedding_status",
+  "m"."embedded_at",
+  "m"."compacted",
+  "m"."content_z"
 from
-  "memories"
-where
-  "tenant_id" = $1
-  and "mind_id" = $2
-  and (
-    expires_at is null
-    or expires_at > $3::timestamptz
-  )
-  and "forgotten_at" is null
+  (
+    (
+      select
+        $1::int as recall_rank,
+        r.*
+      from
+        (
+          (
+            select
+              "id",
+              "mind_id",
+              "category",
+              "key",
+              "content",
+              "tags",
+              "priority",
+              "source",
+              "verified",
+              "confidence",
+              "expires_at",
+              "occurred_at",
+              "created_at",
+              "updated_at",
+              "version",
+              "memory_type",
+              "layer",
+              "importance_score",
+              "initial_retention",
+              "current_retention",
+              "strength_days",
+              "last_reviewed",
+              "review_schedule",
+              "next_review",
+              "review_count",
+              "access_count",
+              "last_accessed",
+              "consolidation_score",
+              "forgotten_at",
+              "storage_location",
+              "tier",
+              "payload",
+              "association_graph",
+              "semantic_tags",
+              "temporal_position",
+              "temporal_context",
+              "source_refs",
+              "content_hash",
+              "embedding_model",
+              "retention_at",
+              "importance_source",
+              "emotional_weight",
+              "hippocampus_dependency",
+              "synaptic_consolidated",
+              "embedding_status",
+              "embedded_at",
+              "compacted",
+              "content_z"
+            from
+              "memories"
+            where
+              "tenant_id" = $2
+              and "mind_id" = $3
+              and "priority" = $4
+              and (
+                expires_at is null
+                or expires_at > $5::timestamptz
+              )
+              and "forgotten_at" is null
+            order by
+              "updated_at" desc,
+              "id" desc
+            limit
+              $6
+          )
+        ) r
+    )
+    union all
+    (
+      select
+        $7::int as recall_rank,
+        r.*
+      from
+        (
+          (
+            select
+              "id",
+              "mind_id",
+              "category",
+              "key",
+              "content",
+              "tags",
+              "priority",
+              "source",
+              "verified",
+              "confidence",
+              "expires_at",
+              "occurred_at",
+              "created_at",
+              "updated_at",
+              "version",
+              "memory_type",
+              "layer",
+              "importance_score",
+              "initial_retention",
+              "current_retention",
+              "strength_days",
+              "last_reviewed",
+              "review_schedule",
+              "next_review",
+              "review_count",
+              "access_count",
+              "last_accessed",
+              "consolidation_score",
+              "forgotten_at",
+              "storage_location",
+              "tier",
+              "payload",
+              "association_graph",
+              "semantic_tags",
+              "temporal_position",
+              "temporal_context",
+              "source_refs",
+              "content_hash",
+              "embedding_model",
+              "retention_at",
+              "importance_source",
+              "emotional_weight",
+              "hippocampus_dependency",
+              "synaptic_consolidated",
+              "embedding_status",
+              "embedded_at",
+              "compacted",
+              "content_z"
+            from
+              "memories"
+            where
+              "tenant_id" = $8
+              and "mind_id" = $9
+              and "priority" = $10
+              and (
+                expires_at is null
+                or expires_at > $11::timestamptz
+              )
+              and "forgotten_at" is null
+            order by
+              "updated_at" desc,
+              "id" desc
+            limit
+              $12
+          )
+        ) r
+    )
+    union all
+    (
+      select
+        $13::int as recall_rank,
+        r.*
+      from
+        (
+          (
+            select
+              "id",
+              "mind_id",
+              "category",
+              "key",
+              "content",
+              "tags",
+              "priority",
+              "source",
+              "verified",
+              "confidence",
+              "expires_at",
+              "occurred_at",
+              "created_at",
+              "updated_at",
+              "version",
+              "memory_type",
+              "layer",
+              "importance_score",
+              "initial_retention",
+              "current_retention",
+              "strength_days",
+              "last_reviewed",
+              "review_schedule",
+              "next_review",
+              "review_count",
+              "access_count",
+              "last_accessed",
+              "consolidation_score",
+              "forgotten_at",
+              "storage_location",
+              "tier",
+              "payload",
+              "association_graph",
+              "semantic_tags",
+              "temporal_position",
+              "temporal_context",
+              "source_refs",
+              "content_hash",
+              "embedding_model",
+              "retention_at",
+              "importance_source",
+              "emotional_weight",
+              "hippocampus_dependency",
+              "synaptic_consolidated",
+              "embedding_status",
+              "embedded_at",
+              "compacted",
+              "content_z"
+            from
+              "memories"
+            where
+              "tenant_id" = $14
+              and "mind_id" = $15
+              and "priority" = $16
+              and (
+                expires_at is null
+                or expires_at > $17::timestamptz
+              )
+              and "forgotten_at" is null
+            order by
+              "updated_at" desc,
+              "id" desc
+            limit
+              $18
+          )
+        ) r
+    )
+    union all
+    (
+      select
+        $19::int as recall_rank,
+        r.*
+      from
+        (
+          (
+            select
+              "id",
+              "mind_id",
+              "category",
+              "key",
+              "content",
+              "tags",
+              "priority",
+              "source",
+              "verified",
+              "confidence",
+              "expires_at",
+              "occurred_at",
+              "created_at",
+              "updated_at",
+              "version",
+              "memory_type",
+              "layer",
+              "importance_score",
+              "initial_retention",
+              "current_retention",
+              "strength_days",
+              "last_reviewed",
+              "review_schedule",
+              "next_review",
+              "review_count",
+              "access_count",
+              "last_accessed",
+              "consolidation_score",
+              "forgotten_at",
+              "storage_location",
+              "tier",
+              "payload",
+              "association_graph",
+              "semantic_tags",
+              "temporal_position",
+              "temporal_context",
+              "source_refs",
+              "content_hash",
+              "embedding_model",
+              "retention_at",
+              "importance_source",
+              "emotional_weight",
+              "hippocampus_dependency",
+              "synaptic_consolidated",
+              "embedding_status",
+              "embedded_at",
+              "compacted",
+              "content_z"
+            from
+              "memories"
+            where
+              "tenant_id" = $20
+              and "mind_id" = $21
+              and "priority" = $22
+              and (
+                expires_at is null
+                or expires_at > $23::timestamptz
+              )
+              and "forgotten_at" is null
+            order by
+              "updated_at" desc,
+              "id" desc
+            limit
+              $24
+          )
+        ) r
+    )
+  ) m
 order by
-  array_position(
-    array['critical', 'high', 'normal', 'low']::text[],
-    priority
-  ),
-  "updated_at" desc,
-  "id" desc
+  m.recall_rank,
+  m.updated_at desc,
+  m.id desc
 limit
-  $4 /* prepared */;
+  $25 /* prepared */;
 
 -- MemoriesRepository.recall (critical)
 select
-  "id",
-  "mind_id",
-  "category",
-  "key",
-  "content",
-  "tags",
-  "priority",
-  "source",
-  "verified",
-  "confidence",
-  "expires_at",
-  "occurred_at",
-  "created_at",
-  "updated_at",
-  "version",
-  "memory_type",
-  "layer",
-  "importance_score",
-  "initial_retention",
-  "current_retention",
-  "strength_days",
-  "last_reviewed",
-  "review_schedule",
-  "next_review",
-  "review_count",
-  "access_count",
-  "last_accessed",
-  "consolidation_score",
-  "forgotten_at",
-  "storage_location",
-  "tier",
-  "payload",
-  "association_graph",
-  "semantic_tags",
-  "temporal_position",
-  "temporal_context",
-  "source_refs",
-  "content_hash",
-  "embedding_model",
-  "retention_at",
-  "importance_source",
-  "emotional_weight",
-  "hippocampus_dependency",
-  "synaptic_consolidated",
-  "embedding_status",
-  "embedded_at",
-  "compacted",
-  "content_z"
+  "m"."id",
+  "m"."mind_id",
+  "m"."category",
+  "m"."key",
+  "m"."content",
+  "m"."tags",
+  "m"."priority",
+  "m"."source",
+  "m"."verified",
+  "m"."confidence",
+  "m"."expires_at",
+  "m"."occurred_at",
+  "m"."created_at",
+  "m"."updated_at",
+  "m"."version",
+  "m"."memory_type",
+  "m"."layer",
+  "m"."importance_score",
+  "m"."initial_retention",
+  "m"."current_retention",
+  "m"."strength_days",
+  "m"."last_reviewed",
+  "m"."review_schedule",
+  "m"."next_review",
+  "m"."review_count",
+  "m"."access_count",
+  "m"."last_accessed",
+  "m"."consolidation_score",
+  "m"."forgotten_at",
+  "m"."storage_location",
+  "m"."tier",
+  "m"."payload",
+  "m"."association_graph",
+  "m"."semantic_tags",
+  "m"."temporal_position",
+  "m"."temporal_context",
+  "m"."source_refs",
+  "m"."content_hash",
+  "m"."embedding_model",
+  "m"."retention_at",
+  "m"."importance_source",
+  "m"."emotional_weight",
+  "m"."hippocampus_dependency",
+  "m"."synaptic_consolidated",
+  "m"."embedding_status",
+  "m"."embedded_at",
+  "m"."compacted",
+  "m"."content_z"
 from
-  "memories"
-where
-  "tenant_id" = $1
-  and "mind_id" = $2
-  and "priority" = $3
-  and (
-    expires_at is null
-    or expires_at > $4::timestamptz
-  )
-  and "forgotten_at" is null
+  (
+    (
+      select
+        $1::int as recall_rank,
+        r.*
+      from
+        (
+          (
+            select
+              "id",
+              "mind_id",
+              "category",
+              "key",
+              "content",
+              "tags",
+              "priority",
+              "source",
+              "verified",
+              "confidence",
+              "expires_at",
+              "occurred_at",
+              "created_at",
+              "updated_at",
+              "version",
+              "memory_type",
+              "layer",
+              "importance_score",
+              "initial_retention",
+              "current_retention",
+              "strength_days",
+              "last_reviewed",
+              "review_schedule",
+              "next_review",
+              "review_count",
+              "access_count",
+              "last_accessed",
+              "consolidation_score",
+              "forgotten_at",
+              "storage_location",
+              "tier",
+              "payload",
+              "association_graph",
+              "semantic_tags",
+              "temporal_position",
+              "temporal_context",
+              "source_refs",
+              "content_hash",
+              "embedding_model",
+              "retention_at",
+              "importance_source",
+              "emotional_weight",
+              "hippocampus_dependency",
+              "synaptic_consolidated",
+              "embedding_status",
+              "embedded_at",
+              "compacted",
+              "content_z"
+            from
+              "memories"
+            where
+              "tenant_id" = $2
+              and "mind_id" = $3
+              and "priority" = $4
+              and (
+                expires_at is null
+                or expires_at > $5::timestamptz
+              )
+              and "forgotten_at" is null
+            order by
+              "updated_at" desc,
+              "id" desc
+            limit
+              $6
+          )
+        ) r
+    )
+  ) m
 order by
-  array_position(
-    array['critical', 'high', 'normal', 'low']::text[],
-    priority
-  ),
-  "updated_at" desc,
-  "id" desc
+  m.recall_rank,
+  m.updated_at desc,
+  m.id desc
 limit
-  $5 /* prepared */;
+  $7 /* prepared */;
 
 -- MemoriesRepository.recallCounts
 select

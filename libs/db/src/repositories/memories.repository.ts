@@ -21,6 +21,9 @@ const M = SAMPLE.uuid;
  * services' MemoryWriter, which records the versions; the sweeps' statements are
  * MemorySweepsRepository's.
  */
+/** Recall's order of priorities (seed 002 "회상 동작"). */
+const PRIORITY_ORDER: readonly MemoryPriority[] = ['critical', 'high', 'normal', 'low'];
+
 @Injectable()
 export class MemoriesRepository {
   /**
@@ -214,18 +217,26 @@ export class MemoriesRepository {
    * (seed 002 "회상 동작"; docs/design.md §6).
    */
   @GenerateSql({ name: 'all', params: [M, SAMPLE.date, SAMPLE.limit] }, { name: 'critical', params: [M, SAMPLE.date, SAMPLE.limit, { priority: 'critical' }] })
-  recall(tx: TenantTx, mindId: string, at: Date, limit: number, filter: { priority?: MemoryPriority } = {}): Promise<MemoryRow[]> {
-    let query = scoped(tx, mindId);
-    if (filter.priority) query = query.where('priority', '=', filter.priority);
-    return query
-      .where(notExpiredSql(at))
-      .where('forgotten_at', 'is', null)
-      .orderBy(sql`array_position(array['critical','high','normal','low']::text[], priority)`)
-      .orderBy('updated_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .modifyEnd(PREPARED)
-      .execute();
+  async recall(tx: TenantTx, mindId: string, at: Date, limit: number, filter: { priority?: MemoryPriority } = {}): Promise<MemoryRow[]> {
+    // One range of memories_recall_idx per priority, newest first, `limit` at most from each,
+    // then the priorities in order: about `limit` rows read, whatever the mind's size. (One
+    // ORDER BY over a rank expression would need that expression as an index condition, which
+    // row-level security does not allow: array_position is not leakproof; text equality is.)
+    const priorities = filter.priority ? [filter.priority] : PRIORITY_ORDER;
+    const ranges = priorities.map(
+      (priority, rank) =>
+        sql`(select ${rank}::int as recall_rank, r.* from (${scoped(tx, mindId)
+          .where('priority', '=', priority)
+          .where(notExpiredSql(at))
+          .where('forgotten_at', 'is', null)
+          .orderBy('updated_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(limit)}) r)`,
+    );
+    const columns = sql.join(MEMORY_COLUMNS.map((c) => sql.ref(`m.${c}`)));
+    const { rows } = await sql<MemoryRow>`select ${columns} from (${sql.join(ranges, sql` union all `)}) m
+      order by m.recall_rank, m.updated_at desc, m.id desc limit ${limit}${PREPARED}`.execute(tx.trx);
+    return rows;
   }
 
   /** Counts for the recall header: memories recall could show, and how many are verified. */
