@@ -97,6 +97,9 @@ describe('memory lifecycle through the API (seed 001)', () => {
     await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ forgetting: { soft_threshold: 0.25 } }).expect(200);
     const merged = await t.http().get('/v1/tenant/settings/lifecycle').set(owner()).expect(200);
     expect(merged.body.overrides).toEqual({ retention: { preset: 'seed' }, forgetting: { soft_threshold: 0.25 } });
+    // RFC 7396: a null removes what is there and is no value where nothing is (a section without overrides).
+    const removed = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { match_share: null, neighbor_weights: { adjacent: null } } }).expect(200);
+    expect(removed.body.overrides).toEqual({ retention: { preset: 'seed' }, forgetting: { soft_threshold: 0.25 } });
     for (const bad of [
       { review: { base_intervals_hours: [1e10] } },
       { review: { min_interval_hours: 1e300 } },

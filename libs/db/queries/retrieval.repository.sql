@@ -146,16 +146,21 @@ with
                 and category = $11
               )
           )
+          -- Rounded to 1e-9: the sum's order follows the plan, and equal scores must tie exactly, so
+          -- that the id decides between them and the same search answers in the same order.
         select
           m.id,
           m.temporal_context,
           m.temporal_position,
-          sum(
-            i.idf * (u.tf * ($12::float8 + 1)) / (
-              u.tf + $13::float8 * (
-                1 - $14::float8 + $15::float8 * m.dl / $16::float8
+          round(
+            sum(
+              i.idf * (u.tf * ($12::float8 + 1)) / (
+                u.tf + $13::float8 * (
+                  1 - $14::float8 + $15::float8 * m.dl / $16::float8
+                )
               )
-            )
+            )::numeric,
+            9
           )::float8 as score
         from
           matched m
@@ -377,16 +382,21 @@ with
                 and search_vector @@ websearch_to_tsquery('english', $12)
               )
           )
+          -- Rounded to 1e-9: the sum's order follows the plan, and equal scores must tie exactly, so
+          -- that the id decides between them and the same search answers in the same order.
         select
           m.id,
           m.temporal_context,
           m.temporal_position,
-          sum(
-            i.idf * (u.tf * ($13::float8 + 1)) / (
-              u.tf + $14::float8 * (
-                1 - $15::float8 + $16::float8 * m.dl / $17::float8
+          round(
+            sum(
+              i.idf * (u.tf * ($13::float8 + 1)) / (
+                u.tf + $14::float8 * (
+                  1 - $15::float8 + $16::float8 * m.dl / $17::float8
+                )
               )
-            )
+            )::numeric,
+            9
           )::float8 as score
         from
           matched m

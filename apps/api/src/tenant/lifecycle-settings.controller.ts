@@ -12,12 +12,18 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** JSON merge patch (RFC 7396): objects merge, `null` deletes, anything else replaces. */
+/** JSON merge patch (RFC 7396): objects merge, `null` deletes, anything else replaces; a section left empty goes. */
 function mergeOverrides(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else if (isObject(v) && isObject(out[k])) out[k] = mergeOverrides(out[k] as Record<string, unknown>, v);
+    // RFC 7396: an object patches what is there, or an empty object, so a null inside it removes
+    // nothing rather than being kept as a value.
+    else if (isObject(v)) {
+      out[k] = mergeOverrides(isObject(out[k]) ? (out[k] as Record<string, unknown>) : {}, v);
+      // An override section left empty overrides nothing: not kept.
+      if (Object.keys(out[k] as object).length === 0) delete out[k];
+    }
     else out[k] = v;
   }
   return out;

@@ -282,9 +282,11 @@ function textSql(tx: TenantTx, mindId: string, match: RawBuilder<unknown>, query
       -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
       where m.tenant_id = ${t} and m.id = any(array(select x.id from engram_text_match(${t}, ${mindId}, ${match}, ${query.mode === 'any' ? anyScoreCap(query.lexemes, query.stats.df, query.budget) : MATCH_BUDGET}) x))
         and m.mind_id = ${mindId} and ${memoryFilterSql(filter)})
+    -- Rounded to 1e-9: the sum's order follows the plan, and equal scores must tie exactly, so
+    -- that the id decides between them and the same search answers in the same order.
     select m.id, m.temporal_context, m.temporal_position,
-           sum(i.idf * (u.tf * (${bm25.k1}::float8 + 1))
-               / (u.tf + ${bm25.k1}::float8 * (1 - ${bm25.b}::float8 + ${bm25.b}::float8 * m.dl / ${query.stats.avgdl}::float8)))::float8 as score
+           round(sum(i.idf * (u.tf * (${bm25.k1}::float8 + 1))
+               / (u.tf + ${bm25.k1}::float8 * (1 - ${bm25.b}::float8 + ${bm25.b}::float8 * m.dl / ${query.stats.avgdl}::float8)))::numeric, 9)::float8 as score
     from matched m
     cross join lateral (
       select lexeme, coalesce(array_length(positions, 1), 1)::float8 as tf from unnest(m.search_vector)) u

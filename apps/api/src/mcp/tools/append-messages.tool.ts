@@ -21,7 +21,7 @@ export const appendMessagesInput = toolInput(
     messages: arg(
       // The message rules zod states as refinements: content not blank, speaker one line, a date-time.
       amend(propertyOf(AppendMessagesSchema, 'messages'), ['items'], { content: NOT_BLANK, speaker: oneLineText(SPEAKER_MAX_LENGTH), occurred_at: DATE_TIME }),
-      'The new messages since the last call, oldest first: role (user by default, assistant, system or tool), content, and optionally occurred_at (ISO 8601), speaker, importance (0..1), metadata.',
+      'The new messages since the last call, oldest first: role (user by default, assistant, system or tool), content, and optionally occurred_at (ISO 8601), speaker, importance (0..1), metadata, client_id (your id of the message: one this conversation already holds is skipped, so sending the whole history again is safe).',
     ),
   },
   ['conversation_id', 'messages'],
@@ -32,7 +32,8 @@ const key = z.string();
 
 export const appendMessagesOutput = z.object({
   conversation_id: z.string(),
-  message_ids: z.array(id).describe('one per message, in order'),
+  message_ids: z.array(id).describe('one per message stored, in order (a message whose client_id the conversation held is skipped)'),
+  duplicates: z.number().int().describe('messages skipped: the conversation already held their client_id'),
   remembered: z
     .array(z.object({ memory_id: id, key, status: z.enum(['created', 'reinforced']) }))
     .describe('memories this call made from the conversation (created) or found repeated and strengthened (reinforced)'),
@@ -66,8 +67,8 @@ export function registerAppendMessagesTool(server: McpServer, scope: MemoryScope
           ...result.reinforced.map((r) => ({ memory_id: r.memory_id, key: r.key, status: 'reinforced' as const })),
         ];
         const facts = result.consolidated.flatMap((c) => c.facts ?? []).map((f) => ({ ...f, category: f.category as z.infer<typeof MemoryViewSchema.shape.category> }));
-        const text = `stored ${result.message_ids.length} message(s) in ${result.conversation_id}; ${remembered.length} memory(ies) made or strengthened, ${facts.length} fact(s) stored`;
-        return answer({ conversation_id: result.conversation_id, message_ids: result.message_ids, remembered, facts }, text);
+        const text = `stored ${result.message_ids.length} message(s) in ${result.conversation_id}${result.duplicates > 0 ? ` (${result.duplicates} already held, skipped)` : ''}; ${remembered.length} memory(ies) made or strengthened, ${facts.length} fact(s) stored`;
+        return answer({ conversation_id: result.conversation_id, message_ids: result.message_ids, duplicates: result.duplicates, remembered, facts }, text);
       }),
   );
 }
