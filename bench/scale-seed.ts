@@ -19,12 +19,17 @@ const fail: (message: string) => never = failure('bench:scale');
 
 /**
  * Makes scratch database `dbName` on the server of `adminUrl`, dropping it first, unless `reuse`
- * finds it holding `memories` seeded memories (`ownerUrl` connects to it).
+ * finds it holding `memories` seeded memories (`ownerUrl` connects to it). With `citus`,
+ * `adminUrl` names a Citus coordinator's database that knows its workers (`pg_dist_node`, as
+ * scripts/citus-cluster.sh makes it): the database is made on the coordinator and on every worker,
+ * each with the citus and vector extensions, and the workers are added to it (every database of a
+ * Citus cluster has its own node list), so that the migrations distribute its tables by tenant.
  * @returns whether it was found seeded
  */
-export async function scratchDatabase(adminUrl: string, ownerUrl: string, dbName: string, memories: number, reuse: boolean): Promise<boolean> {
+export async function scratchDatabase(adminUrl: string, ownerUrl: string, dbName: string, memories: number, reuse: boolean, citus = false): Promise<boolean> {
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
+  const nodes = citus ? await citusNodes(admin) : undefined;
   let seeded = false;
   if (reuse) {
     const exists = await admin.query('select 1 from pg_database where datname = $1', [dbName]);
@@ -39,10 +44,77 @@ export async function scratchDatabase(adminUrl: string, ownerUrl: string, dbName
   }
   if (!seeded) {
     await admin.query(`drop database if exists ${dbName} with (force)`);
+    if (nodes) {
+      // Each worker's copy first made, with the extensions (a worker refuses DDL once it is in the cluster).
+      for (const w of nodes.workers) {
+        await onNode(adminUrl, w, undefined, async (c) => {
+          await c.query(`drop database if exists ${dbName} with (force)`);
+          await c.query(`create database ${dbName}`);
+        });
+        await onNode(adminUrl, w, dbName, (c) => c.query('create extension citus; create extension vector'));
+      }
+    }
     await admin.query(`create database ${dbName}`);
+    if (nodes) {
+      await onNode(adminUrl, nodes.coordinator, dbName, async (c) => {
+        await c.query('create extension citus; create extension vector');
+        await c.query('select citus_set_coordinator_host($1, $2)', [nodes.coordinator.host, nodes.coordinator.port]);
+        for (const w of nodes.workers) await c.query('select citus_add_node($1, $2)', [w.host, w.port]);
+      });
+      log(`${dbName}: a Citus database on the coordinator and ${nodes.workers.length} workers (${nodes.workers.map((w) => `${w.host}:${w.port}`).join(', ')})`);
+    }
   }
   await admin.end();
   return seeded;
+}
+
+interface CitusNode {
+  host: string;
+  port: number;
+}
+
+/** The coordinator and the active primary workers of the Citus database `admin` is connected to. */
+async function citusNodes(admin: Client): Promise<{ coordinator: CitusNode; workers: CitusNode[] }> {
+  const { rows: ext } = await admin.query(`select 1 from pg_extension where extname = 'citus'`);
+  if (!ext.length) fail('--citus: the --database-url database has no citus extension (a Citus coordinator\'s, e.g. scripts/citus-cluster.sh url)');
+  const { rows } = await admin.query<{ host: string; port: number; group: number }>(
+    `select nodename as host, nodeport as port, groupid as "group" from pg_dist_node where noderole = 'primary' and isactive order by groupid`);
+  const coordinator = rows.find((r) => r.group === 0);
+  const workers = rows.filter((r) => r.group !== 0).map((r) => ({ host: r.host, port: r.port }));
+  if (!coordinator) fail('--citus: the coordinator is not in pg_dist_node (citus_set_coordinator_host)');
+  if (workers.length === 0) fail('--citus: the coordinator has no workers (citus_add_node)');
+  return { coordinator: { host: coordinator.host, port: coordinator.port }, workers };
+}
+
+/** Runs `fn` connected to `node` as `adminUrl`'s user, in database `db` (default: `adminUrl`'s). */
+async function onNode(adminUrl: string, node: CitusNode, db: string | undefined, fn: (c: Client) => Promise<unknown>): Promise<void> {
+  const url = new URL(adminUrl);
+  url.hostname = node.host;
+  url.port = String(node.port);
+  if (db) url.pathname = `/${db}`;
+  const c = new Client({ connectionString: url.toString() });
+  await c.connect();
+  try {
+    await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * Bytes of the memories table and of its vector and text indexes: on Citus, summed over the
+ * workers' shards (the coordinator's table is an empty shell).
+ */
+export async function memorySizes(db: Client, citus: boolean): Promise<{ table_bytes: number; vector_index_bytes: number; text_index_bytes: number; memories: number }> {
+  // PostgreSQL's bigints arrive as strings; the printing divides them as numbers.
+  const onShards = (index: string) =>
+    `(select coalesce(sum(result::bigint), 0) from run_command_on_workers($$select coalesce(sum(pg_relation_size(oid)), 0) from pg_class where relkind = 'i' and relname ~ '^${index}_[0-9]+$'$$))`;
+  const { rows } = await db.query(citus
+    ? `select citus_table_size('memories') as table_bytes, ${onShards('memories_embedding_idx')} as vector_index_bytes,
+              ${onShards('memories_search_idx')} as text_index_bytes, (select count(*)::int from memories) as memories`
+    : `select pg_table_size('memories') as table_bytes, pg_relation_size('memories_embedding_idx') as vector_index_bytes,
+              pg_relation_size('memories_search_idx') as text_index_bytes, (select count(*)::int from memories) as memories`);
+  return rows[0];
 }
 
 /**

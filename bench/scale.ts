@@ -7,7 +7,7 @@
  *   npm run bench:scale -- --file ../shared/bench-data/locomo-dev.json --tenants 1000 --per-tenant 1000
  *     [--seconds 15] [--connections 4] [--write-connections 16] [--queries 500] [--ann-queries 100]
  *     [--corpus distinct|repeated] [--corpus-seed 16001]
- *     [--sweeps] [--reuse] [--only search,vector,recall,write,ann|seed-only] [--profile DIR] [--json out.json]
+ *     [--sweeps] [--reuse] [--citus] [--only search,vector,recall,write,ann|seed-only] [--profile DIR] [--json out.json]
  *     [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--port 3950]
  *
  * Seeds a scratch database `engram_bench_scale_<shape>_distinct` (`engram_bench_scale_<shape>`
@@ -31,6 +31,10 @@
  * and tiering sweeps' memories per second (they change the data: run them last, or on a copy).
  * Every search answer is checked to hold only the asking tenant's memories.
  *
+ * With `--citus`, `--database-url` is a Citus coordinator's (scripts/citus-cluster.sh url): the
+ * scratch database (`..._citus`) is made on the coordinator and every worker with the citus and
+ * vector extensions, the workers are added to it, and the migrations distribute it by tenant.
+ *
  * Data: LoCoMo (Maharana et al., ACL 2024), CC BY-NC 4.0; read where it lies, never copied here.
  *
  * This file reads the options, runs the steps in order and prints the tables; the scratch
@@ -48,7 +52,7 @@ import { annRecall } from './ann-recall';
 import { inParallel, log, startApi, tenant, type Tenant } from './scale-api';
 import { ownItems, phase, type Load, type Phase } from './scale-phase';
 import { topFunctions } from './scale-profile';
-import { CATEGORIES, TAGS, scratchDatabase, seedMemories } from './scale-seed';
+import { CATEGORIES, TAGS, memorySizes, scratchDatabase, seedMemories } from './scale-seed';
 import { runSweeps } from './scale-sweeps';
 import { CORPORA, DistinctCorpus, readCorpusSource, repeatedTexts, type CorpusKind } from './corpus';
 import { failure, locomoCorpus, prng, scratchUrls } from './support';
@@ -71,6 +75,8 @@ const { values: args } = parseArgs({
     'corpus-seed': { type: 'string', default: '16001' },
     sweeps: { type: 'boolean', default: false },
     reuse: { type: 'boolean', default: false },
+    /** `--database-url` is a Citus coordinator (scripts/citus-cluster.sh url): the scratch database is made on every node and distributed by tenant. */
+    citus: { type: 'boolean', default: false },
     only: { type: 'string' },
     /** Write the API's V8 CPU profile (.cpuprofile: a flame chart in Chrome DevTools or speedscope) here, and print its top functions. */
     profile: { type: 'string' },
@@ -91,7 +97,8 @@ async function main(): Promise<void> {
   const shape = many ? `t${tenantCount}x${perTenant}` : `m${perTenant}`;
   if (!CORPORA.includes(args.corpus as CorpusKind)) fail(`--corpus takes ${CORPORA.join(' or ')}`);
   const corpusKind = args.corpus as CorpusKind;
-  const dbName = `engram_bench_scale_${shape}${corpusKind === 'repeated' ? '' : `_${corpusKind}`}`;
+  const citus = args.citus === true;
+  const dbName = `engram_bench_scale_${shape}${corpusKind === 'repeated' ? '' : `_${corpusKind}`}${citus ? '_citus' : ''}`;
 
   const random = prng(20261130);
   const { turns, queries } = await locomoCorpus(args.file, { count: Number(args.queries), random, speakers: true });
@@ -100,11 +107,18 @@ async function main(): Promise<void> {
   const nextText = corpusKind === 'repeated' ? repeatedTexts(turns, random) : () => corpus.next();
   const urls = scratchUrls(args['database-url'], dbName);
 
-  const seeded = await scratchDatabase(args['database-url'], urls.owner, dbName, tenantCount * perTenant, args.reuse);
+  const seeded = await scratchDatabase(args['database-url'], urls.owner, dbName, tenantCount * perTenant, args.reuse, citus);
   const owner = openOwnerDatabase(urls.owner);
   await migrateToLatest(owner);
   const db = new Client({ connectionString: urls.owner });
   await db.connect();
+  if (citus) {
+    // The migrator distributes the tables on a database with the citus extension (libs/db/src/citus.ts).
+    const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from pg_dist_partition where logicalrelid = 'memories'::regclass and partmethod = 'h'`);
+    if (rows[0]?.n !== 1) fail(`${dbName}: memories is not distributed by tenant after the migrations`);
+    const { rows: shards } = await db.query<{ nodes: number; shards: number }>(`select count(distinct nodeport)::int as nodes, count(*)::int as shards from citus_shards where table_name = 'memories'::regclass`);
+    log(`${dbName}: memories distributed by tenant in ${shards[0]?.shards} shards on ${shards[0]?.nodes} nodes`);
+  }
 
   const port = Number(args.port);
   const base = `http://127.0.0.1:${port}`;
@@ -126,10 +140,7 @@ async function main(): Promise<void> {
     await once(child, 'exit');
     child = await startApi(urls.app, port, args.profile);
   }
-  const { rows: sizeRows } = await db.query(`
-    select pg_table_size('memories') as table_bytes, pg_relation_size('memories_embedding_idx') as vector_index_bytes,
-           pg_relation_size('memories_search_idx') as text_index_bytes, (select count(*)::int from memories) as memories`);
-  const sizes = sizeRows[0];
+  const sizes = await memorySizes(db, citus);
 
   const pid = child.pid as number;
   const PHASES = ['search', 'vector', 'recall', 'write', 'ann', 'seed-only'];
@@ -186,8 +197,8 @@ async function main(): Promise<void> {
     sweeps = await runSweeps(urls.app, tenants, now[0]?.n ?? 0);
   }
 
-  const out = { shape, corpus: corpusKind, profile: hot, tenants: tenantCount, per_tenant: perTenant, connections: Number(args.connections), seconds: Number(args.seconds), date: new Date().toISOString(), sizes, seed, phases, ann, sweeps };
-  process.stdout.write(`\n${shape}: ${sizes.memories} memories; table ${(sizes.table_bytes / 1048576).toFixed(0)} MB, ivfflat ${(sizes.vector_index_bytes / 1048576).toFixed(0)} MB, text index ${(sizes.text_index_bytes / 1048576).toFixed(0)} MB; ${args.connections} connections, ${args.seconds} s a phase\n`);
+  const out = { shape, citus, corpus: corpusKind, profile: hot, tenants: tenantCount, per_tenant: perTenant, connections: Number(args.connections), seconds: Number(args.seconds), date: new Date().toISOString(), sizes, seed, phases, ann, sweeps };
+  process.stdout.write(`\n${shape}${citus ? ' on Citus' : ''}: ${sizes.memories} memories; table ${(sizes.table_bytes / 1048576).toFixed(0)} MB, ivfflat ${(sizes.vector_index_bytes / 1048576).toFixed(0)} MB, text index ${(sizes.text_index_bytes / 1048576).toFixed(0)} MB; ${args.connections} connections, ${args.seconds} s a phase\n`);
   process.stdout.write('| phase | clients | requests | errors | foreign | req/s | memories/s | p50 ms | p95 ms | p99 ms | API CPU % | API RSS MB |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n');
   for (const p of phases) process.stdout.write(`| ${p.phase} | ${p.connections} | ${p.requests} | ${p.errors} | ${p.foreign} | ${p.rps} | ${p.phase.startsWith('keyed') ? p.memories_per_s : '-'} | ${p.p50_ms} | ${p.p95_ms} | ${p.p99_ms} | ${p.api_cpu_pct} | ${p.api_rss_mb} |\n`);
   if (ann) process.stdout.write(`ANN recall@10 ${ann.recall_at_10} (${ann.path}, ${ann.queries} queries): index p50 ${ann.index_p50_ms} / p95 ${ann.index_p95_ms} ms, exact p50 ${ann.exact_p50_ms} / p95 ${ann.exact_p95_ms} ms\n`);
