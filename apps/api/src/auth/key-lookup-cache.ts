@@ -1,6 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
+import { AppError } from '@engram/services';
+import { hashKey, needsTouch } from './api-keys.codec';
+
+/** What a key look-up finds, whatever the kind of key. */
+interface KeyIdentity {
+  tenant_id: string;
+  id: string;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
 
 /** Keys one process remembers (the least recently used out first). */
 const MAX_KEYS = 100_000;
@@ -23,14 +33,32 @@ export class KeyLookupCache {
     this.entries = config.AUTH_CACHE_MS > 0 ? new LRUCache<string, object>({ max: MAX_KEYS, ttl: config.AUTH_CACHE_MS }) : null;
   }
 
-  /** The look-up kept for this key hash (`kind` keeps Mind Keys and service keys apart), if any. */
-  get<T extends object>(kind: 'mind_key' | 'service_key', hash: string): T | undefined {
-    return this.entries?.get(`${kind}:${hash}`) as T | undefined;
-  }
-
-  /** Keeps a look-up that found a live key; the entry's age runs from now. */
-  set(kind: 'mind_key' | 'service_key', hash: string, found: object): void {
-    this.entries?.set(`${kind}:${hash}`, found);
+  /**
+   * The live key behind `key` (a Mind Key or a service key, `label` in the errors): the kept
+   * look-up, else `find` by its SHA-256 (kept when live); its use recorded by `touch` at most once
+   * a minute (api-keys.codec needsTouch).
+   *
+   * @throws AppError 401 for an unknown or revoked key
+   */
+  async live<T extends KeyIdentity>(
+    kind: 'mind_key' | 'service_key',
+    label: string,
+    key: string,
+    find: (hash: string) => Promise<T | undefined>,
+    touch: (found: T, at: Date) => Promise<void>,
+  ): Promise<T> {
+    const hash = hashKey(key);
+    const cacheKey = `${kind}:${hash}`;
+    const found = (this.entries?.get(cacheKey) as T | undefined) ?? (await find(hash));
+    if (!found) throw new AppError('unauthorized', `invalid credentials: unknown ${label}`);
+    if (found.revoked_at) throw new AppError('unauthorized', `invalid credentials: this ${label} was revoked`);
+    const now = new Date();
+    if (needsTouch(found.last_used_at, now)) {
+      await touch(found, now);
+      found.last_used_at = now;
+    }
+    this.entries?.set(cacheKey, found);
+    return found;
   }
 
   /** Forgets every look-up: after a revocation or a deletion that takes keys with it. */

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { MindKeysRepository, TenantDb, type MindKeyIdentity } from '@engram/db';
-import { AppError } from '@engram/services';
-import { hashKey, needsTouch } from './api-keys.codec';
 import { KeyLookupCache } from './key-lookup-cache';
 import type { MindKeyPrincipal } from './principal';
 
@@ -21,16 +19,13 @@ export class MindKeyAuthService {
    * @throws AppError 401 for an unknown or revoked key (a deleted mind's keys are gone with it).
    */
   async authenticate(key: string): Promise<MindKeyPrincipal> {
-    const hash = hashKey(key);
-    const found = this.cache.get<MindKeyIdentity>('mind_key', hash) ?? (await this.tenantDb.runWithoutTenant((db) => this.keys.findByHash(db, hash)));
-    if (!found) throw new AppError('unauthorized', 'invalid credentials: unknown Mind Key');
-    if (found.revoked_at) throw new AppError('unauthorized', 'invalid credentials: this Mind Key was revoked');
-    const now = new Date();
-    if (needsTouch(found.last_used_at, now)) {
-      await this.tenantDb.run(found.tenant_id, (tx) => this.keys.touch(tx, found.id, now));
-      found.last_used_at = now;
-    }
-    this.cache.set('mind_key', hash, found);
+    const found = await this.cache.live<MindKeyIdentity>(
+      'mind_key',
+      'Mind Key',
+      key,
+      (hash) => this.tenantDb.runWithoutTenant((db) => this.keys.findByHash(db, hash)),
+      (stored, at) => this.tenantDb.run(stored.tenant_id, (tx) => this.keys.touch(tx, stored.id, at)),
+    );
     return { kind: 'mind_key', tenantId: found.tenant_id, mindId: found.mind_id, keyId: found.id };
   }
 }

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type RawBuilder } from 'kysely';
-import { MATCH_BUDGET, STATS_SAMPLE, bm25Idf, hangulPrefix, matchLexemes, type LifecycleConfig, type MemoryPriority, type TextStats } from '@engram/memory';
+import { MATCH_BUDGET, STATS_SAMPLE, hangulPrefix, matchLexemes, type LifecycleConfig, type MemoryPriority, type TextStats } from '@engram/memory';
 import { retentionNowSql } from '../lifecycle-sql';
 import { memoryFilterSql, type MemoryFilter } from '../memory-filter';
 import { PREPARED } from '../prepared';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { TenantTx } from '../tenant-db';
-import { vectorLiteral } from '../vectors';
+import { textSql, vectorSql } from './retrieval-sql';
 
 /**
  * How the query finds memories: full text with `any` word (ranked) or `all` in web-search syntax,
@@ -65,20 +65,17 @@ export function lexemeQuery(l: string): string {
   return `'${l.replace(/'/g, "''").replace(/\\/g, '\\\\')}'`;
 }
 
-/** The tsquery (as text) `any` mode matches with: libs/memory `matchLexemes`, or-ed; null without lexemes. */
-export function anyMatchQuery(lexemes: readonly string[], df: ReadonlyMap<string, number>, budget = MATCH_BUDGET): string | null {
-  const chosen = matchLexemes(lexemes, df, budget);
-  return chosen.length === 0 ? null : chosen.map(lexemeQuery).join(' | ');
-}
-
 /**
- * How many matched memories `any` mode scores: the budget, or the chosen lexemes' memories if
- * more (the rarest lexeme is chosen whatever its frequency, and all of its memories are scored,
- * not an arbitrary part), at most MATCH_BUDGET.
+ * What `any` mode matches with: libs/memory `matchLexemes` (chosen once), or-ed into a tsquery
+ * (as text), and how many matched memories it scores: the budget, or the chosen lexemes' memories
+ * if more (the rarest lexeme is chosen whatever its frequency, and all of its memories are
+ * scored, not an arbitrary part), at most MATCH_BUDGET. Null without lexemes.
  */
-export function anyScoreCap(lexemes: readonly string[], df: ReadonlyMap<string, number>, budget = MATCH_BUDGET): number {
-  const chosen = matchLexemes(lexemes, df, budget).reduce((sum, l) => sum + (df.get(l) ?? 0), 0);
-  return Math.min(MATCH_BUDGET, Math.max(budget, chosen));
+export function anyMatch(lexemes: readonly string[], df: ReadonlyMap<string, number>, budget = MATCH_BUDGET): { query: string; cap: number } | null {
+  const chosen = matchLexemes(lexemes, df, budget);
+  if (chosen.length === 0) return null;
+  const memories = chosen.reduce((sum, l) => sum + (df.get(l) ?? 0), 0);
+  return { query: chosen.map(lexemeQuery).join(' | '), cap: Math.min(MATCH_BUDGET, Math.max(budget, memories)) };
 }
 
 const M = SAMPLE.uuid;
@@ -190,9 +187,9 @@ export class RetrievalRepository {
   ): Promise<{ text: TextHit[]; vector: VectorHit[]; candidates: CandidateRow[] }> {
     const branches: RawBuilder<unknown>[] = [];
     if (query.mode !== 'vector') {
-      const any = query.mode === 'any' ? anyMatchQuery(query.lexemes, query.stats.df, query.budget) : null;
+      const any = query.mode === 'any' ? anyMatch(query.lexemes, query.stats.df, query.budget) : null;
       // `all`: every result must match the web-search query (the filter says so too).
-      const match = query.mode === 'all' ? sql`websearch_to_tsquery('english', ${query.q})` : any === null ? null : sql`${any}::tsquery`;
+      const match = query.mode === 'all' ? { sql: sql`websearch_to_tsquery('english', ${query.q})`, cap: MATCH_BUDGET } : any === null ? null : { sql: sql`${any.query}::tsquery`, cap: any.cap };
       if (match) branches.push(sql`select 'text' as branch, t.id, t.temporal_context, t.temporal_position, t.score from (${textSql(tx, mindId, match, query, filter, limit, options.bm25)}) t`);
     }
     if (query.vector) {
@@ -256,61 +253,4 @@ export class RetrievalRepository {
 /** The mind's newest memories that estimate its mean length and the frequency of common lexemes. */
 function sample(tx: TenantTx, mindId: string) {
   return sql`(select content, search_vector from memories where tenant_id = ${tx.tenantId} and mind_id = ${mindId} order by id desc limit ${STATS_SAMPLE})`;
-}
-
-/**
- * BM25 of the matched memories over the query's lexemes (libs/memory `bm25Term`, summed in SQL),
- * with libs/memory `bm25Idf` from the statistics. At most MATCH_BUDGET memories are scored (in
- * `any` mode, anyScoreCap).
- */
-function textSql(tx: TenantTx, mindId: string, match: RawBuilder<unknown>, query: RetrievalQuery, filter: MemoryFilter, limit: number, bm25: { k1: number; b: number }) {
-  const t = tx.tenantId;
-  const lexemes = [...query.lexemes];
-  const idf = lexemes.map((l) => bm25Idf(query.stats.n, query.stats.df.get(l) ?? 0));
-  // A Korean query word counts every form of it in the memory (서울에, 서울은: libs/memory
-  // hangulPrefix); other lexemes are matched whole, by a hash join.
-  const prefixes = lexemes.map((l) => hangulPrefix(l));
-  const byPrefix = prefixes.some((p) => p !== null);
-  const join = byPrefix ? sql`(i.prefix is null and i.l = u.lexeme) or (i.prefix is not null and starts_with(u.lexeme, i.prefix))` : sql`i.l = u.lexeme`;
-  return sql`
-    with idf as (select * from unnest(${lexemes}::text[], ${idf}::float8[], ${prefixes}::text[]) as i(l, idf, prefix)),
-    -- The match goes through engram_text_match (the GIN index; see its migration); the filter
-    -- applies to what it found, so a narrow filter keeps fewer than the budget.
-    matched as (
-      select m.id, m.temporal_context, m.temporal_position, m.search_vector, length(m.content)::float8 as dl
-      from memories m
-      -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
-      where m.tenant_id = ${t} and m.id = any(array(select x.id from engram_text_match(${t}, ${mindId}, ${match}, ${query.mode === 'any' ? anyScoreCap(query.lexemes, query.stats.df, query.budget) : MATCH_BUDGET}) x))
-        and m.mind_id = ${mindId} and ${memoryFilterSql(filter)})
-    -- Rounded to 1e-9: the sum's order follows the plan, and equal scores must tie exactly, so
-    -- that the id decides between them and the same search answers in the same order.
-    select m.id, m.temporal_context, m.temporal_position,
-           round(sum(i.idf * (u.tf * (${bm25.k1}::float8 + 1))
-               / (u.tf + ${bm25.k1}::float8 * (1 - ${bm25.b}::float8 + ${bm25.b}::float8 * m.dl / ${query.stats.avgdl}::float8)))::numeric, 9)::float8 as score
-    from matched m
-    cross join lateral (
-      select lexeme, coalesce(array_length(positions, 1), 1)::float8 as tf from unnest(m.search_vector)) u
-    join idf i on ${join}
-    group by m.id, m.temporal_context, m.temporal_position
-    order by score desc, m.id desc
-    limit ${limit}`;
-}
-
-function vectorSql(tx: TenantTx, mindId: string, query: readonly number[], filter: MemoryFilter, limit: number, exact: boolean) {
-  const v = vectorLiteral(query);
-  const where = sql`tenant_id = ${tx.tenantId} and mind_id = ${mindId} and embedding is not null and ${memoryFilterSql(filter)}`;
-  if (exact) {
-    // OFFSET 0 keeps the ordering out of the subquery, so the planner cannot answer it with the
-    // ivfflat index (an ORDER BY the distance alone can be, cast or not): every memory of the
-    // mind is compared.
-    return sql`
-      select * from (
-        select id, temporal_context, temporal_position, (embedding <=> ${v}::vector)::float8 as score from memories
-        where ${where} offset 0) exact
-      order by score, id desc limit ${limit}`;
-  }
-  return sql`
-    select id, temporal_context, temporal_position, (embedding <=> ${v}::vector)::float8 as score from memories
-    where ${where}
-    order by embedding <=> ${v}::vector limit ${limit}`;
 }

@@ -1,0 +1,64 @@
+import { sql, type RawBuilder } from 'kysely';
+import { bm25Idf, hangulPrefix } from '@engram/memory';
+import { memoryFilterSql, type MemoryFilter } from '../memory-filter';
+import type { TenantTx } from '../tenant-db';
+import { vectorLiteral } from '../vectors';
+import type { RetrievalQuery } from './retrieval.repository';
+
+// The two branches of hybrid search as SQL (RetrievalRepository.search runs them in one statement).
+
+/**
+ * BM25 of the matched memories over the query's lexemes (libs/memory `bm25Term`, summed in SQL),
+ * with libs/memory `bm25Idf` from the statistics. At most `match.cap` matched memories are scored.
+ */
+export function textSql(tx: TenantTx, mindId: string, match: { sql: RawBuilder<unknown>; cap: number }, query: RetrievalQuery, filter: MemoryFilter, limit: number, bm25: { k1: number; b: number }) {
+  const t = tx.tenantId;
+  const lexemes = [...query.lexemes];
+  const idf = lexemes.map((l) => bm25Idf(query.stats.n, query.stats.df.get(l) ?? 0));
+  // A Korean query word counts every form of it in the memory (서울에, 서울은: libs/memory
+  // hangulPrefix); other lexemes are matched whole, by a hash join.
+  const prefixes = lexemes.map((l) => hangulPrefix(l));
+  const byPrefix = prefixes.some((p) => p !== null);
+  const join = byPrefix ? sql`(i.prefix is null and i.l = u.lexeme) or (i.prefix is not null and starts_with(u.lexeme, i.prefix))` : sql`i.l = u.lexeme`;
+  return sql`
+    with idf as (select * from unnest(${lexemes}::text[], ${idf}::float8[], ${prefixes}::text[]) as i(l, idf, prefix)),
+    -- The match goes through engram_text_match (the GIN index; see its migration); the filter
+    -- applies to what it found, so a narrow filter keeps fewer than the budget.
+    matched as (
+      select m.id, m.temporal_context, m.temporal_position, m.search_vector, length(m.content)::float8 as dl
+      from memories m
+      -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
+      where m.tenant_id = ${t} and m.id = any(array(select x.id from engram_text_match(${t}, ${mindId}, ${match.sql}, ${match.cap}) x))
+        and m.mind_id = ${mindId} and ${memoryFilterSql(filter)})
+    -- Rounded to 1e-9: the sum's order follows the plan, and equal scores must tie exactly, so
+    -- that the id decides between them and the same search answers in the same order.
+    select m.id, m.temporal_context, m.temporal_position,
+           round(sum(i.idf * (u.tf * (${bm25.k1}::float8 + 1))
+               / (u.tf + ${bm25.k1}::float8 * (1 - ${bm25.b}::float8 + ${bm25.b}::float8 * m.dl / ${query.stats.avgdl}::float8)))::numeric, 9)::float8 as score
+    from matched m
+    cross join lateral (
+      select lexeme, coalesce(array_length(positions, 1), 1)::float8 as tf from unnest(m.search_vector)) u
+    join idf i on ${join}
+    group by m.id, m.temporal_context, m.temporal_position
+    order by score desc, m.id desc
+    limit ${limit}`;
+}
+
+export function vectorSql(tx: TenantTx, mindId: string, query: readonly number[], filter: MemoryFilter, limit: number, exact: boolean) {
+  const v = vectorLiteral(query);
+  const where = sql`tenant_id = ${tx.tenantId} and mind_id = ${mindId} and embedding is not null and ${memoryFilterSql(filter)}`;
+  if (exact) {
+    // OFFSET 0 keeps the ordering out of the subquery, so the planner cannot answer it with the
+    // ivfflat index (an ORDER BY the distance alone can be, cast or not): every memory of the
+    // mind is compared.
+    return sql`
+      select * from (
+        select id, temporal_context, temporal_position, (embedding <=> ${v}::vector)::float8 as score from memories
+        where ${where} offset 0) exact
+      order by score, id desc limit ${limit}`;
+  }
+  return sql`
+    select id, temporal_context, temporal_position, (embedding <=> ${v}::vector)::float8 as score from memories
+    where ${where}
+    order by embedding <=> ${v}::vector limit ${limit}`;
+}
