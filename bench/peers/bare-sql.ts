@@ -14,6 +14,11 @@ function asSent(text: string, values: unknown[]): QueryConfig {
   return isPrepared(text) ? { name: preparedName(text), text, values } : { text, values };
 }
 
+/** A recorded search's statements as the API sent them, parameters restored. */
+function asSentSearch(search: Statement[]): QueryConfig[] {
+  return search.map((x) => asSent(x.text, x.values.map(restored)));
+}
+
 /** Parameters back from JSON (record-sql.cjs tags Buffers). */
 function restored(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(restored);
@@ -38,7 +43,7 @@ export async function bareClient(appUrl: string): Promise<Client> {
 
 /** Replays `searches` (each a list of statements) round robin on `clients` for `seconds`. */
 export async function replay(clients: Client[], searches: Statement[][], seconds: number): Promise<BareRun> {
-  const prepared = searches.map((s) => s.map((x) => asSent(x.text, x.values.map(restored))));
+  const prepared = searches.map(asSentSearch);
   const latencies: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
@@ -76,7 +81,7 @@ export function statementKind(text: string): string {
  * transaction's own statements run plainly, so the others see the tenant setting).
  */
 export async function profile(client: Client, searches: Statement[][], rounds: number): Promise<{ per_search_ms: { kind: string; ms: number; per_search: number }[]; plans: string[] }> {
-  const prepared = searches.map((s) => s.map((x) => asSent(x.text, x.values.map(restored))));
+  const prepared = searches.map(asSentSearch);
   const total = new Map<string, { ms: number; n: number }>();
   let runs = 0;
   for (let r = 0; r < rounds; r++) {
