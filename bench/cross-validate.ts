@@ -4,7 +4,7 @@
  * conversation the value is chosen on the others (the best question-weighted metric) and scored
  * on it. What a tuned default is worth on conversations it was not tuned on.
  *
- *   npx tsx bench/cross-validate.ts --runs 1=/tmp/cv-1.json,0.5=/tmp/cv-0.5.json,0.1=/tmp/cv-0.1.json [--metric recall_at_10]
+ *   npx tsx bench/cross-validate.ts --runs 1=/tmp/cv-1.json,0.5=/tmp/cv-0.5.json,0.1=/tmp/cv-0.1.json [--metric recall_at_10] [--category 1]
  *
  * Prints each value's metric per conversation and overall, then per held-out conversation the
  * value chosen without it and its score, and the held-out overall beside the first run's (the
@@ -13,7 +13,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-const { values: args } = parseArgs({ options: { runs: { type: 'string' }, metric: { type: 'string', default: 'recall_at_10' } } });
+// --category N: tune and score on one LoCoMo category (its report's by_conversation_category).
+const { values: args } = parseArgs({ options: { runs: { type: 'string' }, metric: { type: 'string', default: 'recall_at_10' }, category: { type: 'string' } } });
 if (!args.runs) {
   process.stderr.write('give --runs label=report.json,... (bench:locomo --json reports)\n');
   process.exit(2);
@@ -22,9 +23,10 @@ type PerConversation = Record<string, { n: number } & Record<string, number>>;
 const metric = args.metric as string;
 const runs = args.runs.split(',').map((pair) => {
   const [label, file] = pair.split('=') as [string, string];
-  const report = JSON.parse(readFileSync(file, 'utf8')) as { by_conversation?: PerConversation };
-  if (!report.by_conversation) throw new Error(`${file} has no by_conversation (rerun bench:locomo)`);
-  return { label, by: report.by_conversation };
+  const report = JSON.parse(readFileSync(file, 'utf8')) as { by_conversation?: PerConversation; by_conversation_category?: Record<string, PerConversation> };
+  const by = args.category ? report.by_conversation_category?.[args.category] : report.by_conversation;
+  if (!by) throw new Error(`${file} has no by_conversation${args.category ? '_category' : ''} (rerun bench:locomo)`);
+  return { label, by };
 });
 const conversations = Object.keys(runs[0]?.by ?? {});
 /** The question-weighted metric of a run over some conversations. */

@@ -34,6 +34,11 @@ const { values: args } = parseArgs({
     // Lifecycle overrides for the bench's tenant (PATCH /v1/tenant/settings/lifecycle), as JSON:
     // to compare settings on one server, each run with its own --email.
     settings: { type: 'string' },
+    // The association graph (issue 19): wait until the association job has linked each
+    // conversation's memories before its questions (the server must run the job, e.g.
+    // ASSOCIATIONS_INTERVAL_MS=1000), and search each question in a second tenant with the
+    // expansion off too (account `plain-<email>`), on the same turns in the same run.
+    associations: { type: 'boolean', default: false },
   },
 });
 
@@ -103,11 +108,11 @@ function metrics(items: Item[], system: string): Metrics {
   };
 }
 
-async function signIn(): Promise<Headers> {
-  const reg = await api<{ token?: string }>('POST', '/v1/auth/register', {}, { email: args.email, password: args.password, tenant_name: 'LoCoMo bench' });
+async function signIn(email = args.email as string): Promise<Headers> {
+  const reg = await api<{ token?: string }>('POST', '/v1/auth/register', {}, { email, password: args.password, tenant_name: 'LoCoMo bench' });
   let token = reg.body?.token;
   if (reg.status === 409) {
-    const login = await api<{ token?: string }>('POST', '/v1/auth/login', {}, { email: args.email, password: args.password });
+    const login = await api<{ token?: string }>('POST', '/v1/auth/login', {}, { email, password: args.password });
     token = login.body?.token;
   }
   if (!token) fail(`could not sign in (register answered ${reg.status})`);
@@ -125,6 +130,23 @@ async function loadConversation(auth: Headers, c: LocomoConversation): Promise<H
     if (res.status !== 200) fail(`batch answered ${res.status}: ${JSON.stringify(res.body)}`);
   }
   return headers;
+}
+
+/** Waits until the association job has linked every memory of the mind (GET /v1/memory/stats). */
+async function linked(headers: Headers): Promise<void> {
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    const stats = await api<{ associations: { unlinked: number } }>('GET', '/v1/memory/stats', headers);
+    if (stats.status !== 200) fail(`stats answered ${stats.status}`);
+    if (stats.body.associations.unlinked === 0) return;
+    if (Date.now() > deadline) fail('the association job did not link the memories in 10 minutes: is ASSOCIATIONS_INTERVAL_MS set on the server?');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function applySettings(auth: Headers, settings: unknown): Promise<void> {
+  const res = await api('PATCH', '/v1/tenant/settings/lifecycle', auth, settings);
+  if (res.status !== 200) fail(`the settings answered ${res.status}: ${JSON.stringify(res.body)}`);
 }
 
 function bm25Baseline(c: LocomoConversation) {
@@ -154,16 +176,22 @@ async function main(): Promise<void> {
   const data: unknown = JSON.parse(await readFile(args.file, 'utf8'));
   if (!Array.isArray(data)) fail('the file is not a JSON array of conversations');
   const auth = await signIn();
-  if (args.settings) {
-    const res = await api('PATCH', '/v1/tenant/settings/lifecycle', auth, JSON.parse(args.settings) as unknown);
-    if (res.status !== 200) fail(`the settings answered ${res.status}: ${JSON.stringify(res.body)}`);
-  }
+  const settings = (args.settings ? JSON.parse(args.settings) : {}) as Record<string, Record<string, unknown>>;
+  if (args.settings) await applySettings(auth, settings);
+  // The same settings with the expansion off, in a tenant of its own.
+  const plainAuth = args.associations ? await signIn(`plain-${args.email}`) : null;
+  if (plainAuth) await applySettings(plainAuth, { ...settings, associations: { ...(settings.associations ?? {}), expand: false } });
   const items: Item[] = [];
   let skippedEvidence = 0;
   let withoutEvidence = 0;
   for (const raw of data) {
     const c = parseConversation(raw);
     const headers = await loadConversation(auth, c);
+    const plainHeaders = plainAuth ? await loadConversation(plainAuth, c) : null;
+    if (args.associations) {
+      await linked(headers);
+      if (plainHeaders) await linked(plainHeaders);
+    }
     const known = new Set(c.turns.map((t) => t.diaId));
     const tokensOf = c.turns.map((t) => countTokens(t.content));
     const asRanking = (turnIndexes: number[]): Ranking => ({ results: turnIndexes.map((i) => ({ turns: [c.turns[i]?.diaId ?? ''], tokens: tokensOf[i] ?? 0 })) });
@@ -180,12 +208,17 @@ async function main(): Promise<void> {
       const res = await api<{ items: { content: string; source_refs: string[] }[] }>('GET', `/v1/memory/search?limit=10&q=${encodeURIComponent(qa.question.slice(0, 1000))}`, headers);
       const ms = performance.now() - t0;
       if (res.status !== 200) fail(`search answered ${res.status}: ${JSON.stringify(res.body)}`);
+      const t1 = performance.now();
+      const plain = plainHeaders ? await api<{ items: { content: string; source_refs: string[] }[] }>('GET', `/v1/memory/search?limit=10&q=${encodeURIComponent(qa.question.slice(0, 1000))}`, plainHeaders) : null;
+      const plainMs = performance.now() - t1;
+      if (plain && plain.status !== 200) fail(`search answered ${plain.status}: ${JSON.stringify(plain.body)}`);
       items.push({
         conversation: c.sampleId,
         category: qa.category,
         evidence: ev.ids,
         rankings: {
           engram: { results: res.body.items.map((m) => ({ turns: m.source_refs, tokens: countTokens(m.content) })), ms },
+          ...(plain ? { plain: { results: plain.body.items.map((m) => ({ turns: m.source_refs, tokens: countTokens(m.content) })), ms: plainMs } } : {}),
           bm25: asRanking(runBm25(qa.question)),
           exact: asRanking(runExact(qa.question)),
         },
@@ -204,6 +237,14 @@ async function main(): Promise<void> {
     },
     // Per conversation, for cross-validation (tune on some, report on the others).
     by_conversation: Object.fromEntries([...new Set(core.map((i) => i.conversation))].map((id) => [id, metrics(core.filter((i) => i.conversation === id), 'engram')])),
+    // The same per category (bench/cross-validate.ts --category).
+    by_conversation_category: Object.fromEntries(
+      CATEGORIES.map((cat) => [cat, Object.fromEntries([...new Set(core.map((i) => i.conversation))].map((id) => [id, metrics(items.filter((i) => i.conversation === id && i.category === cat), 'engram')]))]),
+    ),
+    // With --associations: the same questions in the tenant whose search does not expand.
+    ...(plainAuth
+      ? { without_associations: { overall: metrics(core, 'plain'), by_category: Object.fromEntries(CATEGORIES.map((cat) => [cat, metrics(items.filter((i) => i.category === cat), 'plain')])) } }
+      : {}),
     skipped: { evidence_strings: skippedEvidence, qa_without_evidence: withoutEvidence },
   };
 
@@ -214,6 +255,9 @@ async function main(): Promise<void> {
     `system / category            n    R@1    R@5   R@10    MRR  tok@5  tok@10   p50ms   p95ms`,
     ...CATEGORIES.map((cat) => row(`engram ${cat} ${NAMES[cat]}`, report.by_category[cat] as Metrics)),
     row('engram overall (1-4)', report.overall),
+    ...(report.without_associations
+      ? [...CATEGORIES.map((cat) => row(`no assoc. ${cat} ${NAMES[cat]}`, report.without_associations?.by_category[cat] as Metrics)), row('no assoc. overall (1-4)', report.without_associations.overall)]
+      : []),
     row('bm25 overall (1-4)', report.baselines.bm25.overall),
     row('exact vector (1-4)', report.baselines.exact.overall),
     ...Object.entries(report.by_conversation).map(([id, m]) => row(`engram ${id} (1-4)`, m)),

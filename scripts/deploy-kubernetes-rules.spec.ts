@@ -27,7 +27,7 @@ describe('bullmqWaitLists (the lists the KEDA scaler must watch)', () => {
   it('names every queue the worker consumes, with the hash tag on a Redis Cluster', () => {
     expect(bullmqWaitLists('engram', false)).toEqual([
       'engram:consolidation:wait', 'engram:systems-consolidation:wait', 'engram:tiering:wait',
-      'engram:forgetting:wait', 'engram:embedding:wait', 'engram:webhooks:wait',
+      'engram:forgetting:wait', 'engram:embedding:wait', 'engram:associations:wait', 'engram:webhooks:wait',
     ]);
     expect(bullmqWaitLists('acme', true)).toContain('{acme:embedding}:embedding:wait');
   });

@@ -83,6 +83,7 @@ describe('background work (BullMQ worker)', () => {
         TIERING_INTERVAL_MS: '3600000',
         SYSTEMS_CONSOLIDATION_INTERVAL_MS: '86400000',
         EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
+        ASSOCIATIONS_INTERVAL_MS: '60000',
         VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
       }),
     );
@@ -108,6 +109,7 @@ describe('background work (BullMQ worker)', () => {
       tiering: 3_600_000,
       forgetting: 900_000,
       embedding: undefined,
+      associations: 60_000,
     });
   });
 

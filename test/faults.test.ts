@@ -90,8 +90,20 @@ describe('faults: Redis down, PostgreSQL restarted', () => {
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
       DATABASE_POOL_MAX: '4',
     };
-    // Rate limits stay on: while Redis is down they must fail open, not fail the request.
-    api = spawnService(build.dir, 'apps/api/src/main.js', { ...common, ...NO_SCHEDULES, PORT: String(port), HOST: '127.0.0.1', JWT_SECRET: TEST_JWT_SECRET, EMBEDDINGS_WAIT_MS: '300' });
+    // Rate limits stay on: while Redis is down they must fail open, not fail the request. The
+    // limits are raised above what the outage loops send (they do not back off on
+    // Retry-After: thousands of requests a minute against the default 600), so that a 429 never
+    // stands in for the 503 being tested.
+    api = spawnService(build.dir, 'apps/api/src/main.js', {
+      ...common,
+      ...NO_SCHEDULES,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      JWT_SECRET: TEST_JWT_SECRET,
+      EMBEDDINGS_WAIT_MS: '300',
+      RATE_LIMIT_PER_MINUTE: '100000',
+      RATE_LIMIT_IP_PER_MINUTE: '100000',
+    });
     // The worker's sweeps every second: catching up is a matter of seconds once Redis is back.
     worker = spawnService(build.dir, 'apps/worker/src/main.js', {
       ...common,

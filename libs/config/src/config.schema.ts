@@ -100,6 +100,8 @@ export const configSchema = z
     WORKER_LOCK_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
     /** How often memories are re-tiered by access frequency (ms); 0 turns it off. */
     TIERING_INTERVAL_MS: z.coerce.number().int().min(0).max(604_800_000).default(3_600_000),
+    /** How often new and changed memories are linked into the association graph (ms); 0 turns it off. */
+    ASSOCIATIONS_INTERVAL_MS: z.coerce.number().int().min(0).max(604_800_000).default(60_000),
     /** How often systems consolidation runs (ms); 0 turns it off. */
     SYSTEMS_CONSOLIDATION_INTERVAL_MS: z.coerce.number().int().min(0).max(604_800_000).default(86_400_000),
     /** How often pending embeddings are retried in the background (ms); 0 turns it off. */

@@ -225,6 +225,75 @@ with
     where
       1 - v.score >= $24::float8
   ),
+  tops as (
+    select distinct
+      id
+    from
+      (
+        select
+          h.id,
+          row_number() over (
+            partition by
+              h.branch
+            order by
+              case
+                when h.branch = 'text' then - h.score
+                else h.score
+              end,
+              h.id desc
+          ) as r
+        from
+          hits h
+      ) x
+    where
+      r <= $25
+  ),
+  links as (
+    select
+      s.id as source,
+      l.target,
+      l.relation,
+      l.weight
+    from
+      tops s
+      cross join lateral (
+        select
+          *
+        from
+          (
+            select
+              a.target_id as target,
+              a.relation,
+              a.weight
+            from
+              memory_associations a
+            where
+              a.tenant_id = $26
+              and a.memory_id = s.id
+            union all
+            select
+              a.memory_id,
+              case a.relation
+                when 'precedes' then 'follows'
+                when 'follows' then 'precedes'
+                when 'causes' then 'effects'
+                when 'effects' then 'causes'
+                else a.relation
+              end,
+              a.weight
+            from
+              memory_associations a
+            where
+              a.tenant_id = $27
+              and a.target_id = s.id
+          ) y
+        order by
+          y.weight desc,
+          y.target desc
+        limit
+          $28
+      ) l
+  ),
   -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
   -- integer cannot exist).
   slots as (
@@ -233,7 +302,7 @@ with
       (h.temporal_position::bigint + d)::int as position
     from
       hits h
-      cross join generate_series($25::int, $26::int) d
+      cross join generate_series($29::int, $30::int) d
     where
       h.temporal_context is not null
       and d <> 0
@@ -250,38 +319,8 @@ with
 select
   h.branch,
   h.score,
-  m.id::text as id,
-  m.temporal_context,
-  m.temporal_position,
-  m.tags,
-  m.importance_score,
-  m.priority,
-  (m.forgotten_at is not null) as forgotten,
-  case
-    when m.current_retention is null then null
-    else coalesce(
-      engram_retention_at (
-        current_retention,
-        retention_at,
-        engram_effective_strength (
-          strength_days,
-          access_count,
-          $27::float8,
-          $28::float8
-        ),
-        $29::timestamptz
-      ),
-      1
-    )
-  end as retention
-from
-  hits h
-  join memories m on m.tenant_id = $30
-  and m.id = h.id
-union all
-select
-  null,
-  null,
+  null::text as source,
+  null::text as relation,
   m.id::text as id,
   m.temporal_context,
   m.temporal_position,
@@ -307,24 +346,101 @@ select
     )
   end as retention
 from
-  slots s
+  hits h
   join memories m on m.tenant_id = $34
-  and m.mind_id = $35
+  and m.id = h.id
+union all
+select
+  null,
+  null,
+  null,
+  null,
+  m.id::text as id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $35::float8,
+          $36::float8
+        ),
+        $37::timestamptz
+      ),
+      1
+    )
+  end as retention
+from
+  slots s
+  join memories m on m.tenant_id = $38
+  and m.mind_id = $39
   and m.temporal_context = s.context
   and m.temporal_position = s.position
 where
   (
     (
       expires_at is null
-      or expires_at > $36::timestamptz
+      or expires_at > $40::timestamptz
     )
-    and category = $37
+    and category = $41
   )
   and m.id not in (
     select
       h.id
     from
       hits h
+  )
+union all
+select
+  'link',
+  l.weight,
+  l.source::text,
+  l.relation,
+  m.id::text as id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $42::float8,
+          $43::float8
+        ),
+        $44::timestamptz
+      ),
+      1
+    )
+  end as retention
+from
+  links l
+  join memories m on m.tenant_id = $45
+  and m.id = l.target
+where
+  m.mind_id = $46
+  and (
+    (
+      expires_at is null
+      or expires_at > $47::timestamptz
+    )
+    and category = $48
   ) /* prepared */;
 
 -- RetrievalRepository.search (all, indexed vectors)
@@ -454,6 +570,75 @@ with
     where
       1 - v.score >= $27::float8
   ),
+  tops as (
+    select distinct
+      id
+    from
+      (
+        select
+          h.id,
+          row_number() over (
+            partition by
+              h.branch
+            order by
+              case
+                when h.branch = 'text' then - h.score
+                else h.score
+              end,
+              h.id desc
+          ) as r
+        from
+          hits h
+      ) x
+    where
+      r <= $28
+  ),
+  links as (
+    select
+      s.id as source,
+      l.target,
+      l.relation,
+      l.weight
+    from
+      tops s
+      cross join lateral (
+        select
+          *
+        from
+          (
+            select
+              a.target_id as target,
+              a.relation,
+              a.weight
+            from
+              memory_associations a
+            where
+              a.tenant_id = $29
+              and a.memory_id = s.id
+            union all
+            select
+              a.memory_id,
+              case a.relation
+                when 'precedes' then 'follows'
+                when 'follows' then 'precedes'
+                when 'causes' then 'effects'
+                when 'effects' then 'causes'
+                else a.relation
+              end,
+              a.weight
+            from
+              memory_associations a
+            where
+              a.tenant_id = $30
+              and a.target_id = s.id
+          ) y
+        order by
+          y.weight desc,
+          y.target desc
+        limit
+          $31
+      ) l
+  ),
   -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
   -- integer cannot exist).
   slots as (
@@ -462,7 +647,7 @@ with
       (h.temporal_position::bigint + d)::int as position
     from
       hits h
-      cross join generate_series($28::int, $29::int) d
+      cross join generate_series($32::int, $33::int) d
     where
       h.temporal_context is not null
       and d <> 0
@@ -479,38 +664,8 @@ with
 select
   h.branch,
   h.score,
-  m.id::text as id,
-  m.temporal_context,
-  m.temporal_position,
-  m.tags,
-  m.importance_score,
-  m.priority,
-  (m.forgotten_at is not null) as forgotten,
-  case
-    when m.current_retention is null then null
-    else coalesce(
-      engram_retention_at (
-        current_retention,
-        retention_at,
-        engram_effective_strength (
-          strength_days,
-          access_count,
-          $30::float8,
-          $31::float8
-        ),
-        $32::timestamptz
-      ),
-      1
-    )
-  end as retention
-from
-  hits h
-  join memories m on m.tenant_id = $33
-  and m.id = h.id
-union all
-select
-  null,
-  null,
+  null::text as source,
+  null::text as relation,
   m.id::text as id,
   m.temporal_context,
   m.temporal_position,
@@ -536,25 +691,103 @@ select
     )
   end as retention
 from
-  slots s
+  hits h
   join memories m on m.tenant_id = $37
-  and m.mind_id = $38
+  and m.id = h.id
+union all
+select
+  null,
+  null,
+  null,
+  null,
+  m.id::text as id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $38::float8,
+          $39::float8
+        ),
+        $40::timestamptz
+      ),
+      1
+    )
+  end as retention
+from
+  slots s
+  join memories m on m.tenant_id = $41
+  and m.mind_id = $42
   and m.temporal_context = s.context
   and m.temporal_position = s.position
 where
   (
     (
       expires_at is null
-      or expires_at > $39::timestamptz
+      or expires_at > $43::timestamptz
     )
-    and category = $40
-    and search_vector @@ websearch_to_tsquery('english', $41)
+    and category = $44
+    and search_vector @@ websearch_to_tsquery('english', $45)
   )
   and m.id not in (
     select
       h.id
     from
       hits h
+  )
+union all
+select
+  'link',
+  l.weight,
+  l.source::text,
+  l.relation,
+  m.id::text as id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $46::float8,
+          $47::float8
+        ),
+        $48::timestamptz
+      ),
+      1
+    )
+  end as retention
+from
+  links l
+  join memories m on m.tenant_id = $49
+  and m.id = l.target
+where
+  m.mind_id = $50
+  and (
+    (
+      expires_at is null
+      or expires_at > $51::timestamptz
+    )
+    and category = $52
+    and search_vector @@ websearch_to_tsquery('english', $53)
   ) /* prepared */;
 
 -- RetrievalRepository.search (vector only)
@@ -599,6 +832,75 @@ with
     where
       1 - v.score >= $8::float8
   ),
+  tops as (
+    select distinct
+      id
+    from
+      (
+        select
+          h.id,
+          row_number() over (
+            partition by
+              h.branch
+            order by
+              case
+                when h.branch = 'text' then - h.score
+                else h.score
+              end,
+              h.id desc
+          ) as r
+        from
+          hits h
+      ) x
+    where
+      r <= $9
+  ),
+  links as (
+    select
+      s.id as source,
+      l.target,
+      l.relation,
+      l.weight
+    from
+      tops s
+      cross join lateral (
+        select
+          *
+        from
+          (
+            select
+              a.target_id as target,
+              a.relation,
+              a.weight
+            from
+              memory_associations a
+            where
+              a.tenant_id = $10
+              and a.memory_id = s.id
+            union all
+            select
+              a.memory_id,
+              case a.relation
+                when 'precedes' then 'follows'
+                when 'follows' then 'precedes'
+                when 'causes' then 'effects'
+                when 'effects' then 'causes'
+                else a.relation
+              end,
+              a.weight
+            from
+              memory_associations a
+            where
+              a.tenant_id = $11
+              and a.target_id = s.id
+          ) y
+        order by
+          y.weight desc,
+          y.target desc
+        limit
+          $12
+      ) l
+  ),
   -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
   -- integer cannot exist).
   slots as (
@@ -607,7 +909,7 @@ with
       (h.temporal_position::bigint + d)::int as position
     from
       hits h
-      cross join generate_series($9::int, $10::int) d
+      cross join generate_series($13::int, $14::int) d
     where
       h.temporal_context is not null
       and d <> 0
@@ -624,38 +926,8 @@ with
 select
   h.branch,
   h.score,
-  m.id::text as id,
-  m.temporal_context,
-  m.temporal_position,
-  m.tags,
-  m.importance_score,
-  m.priority,
-  (m.forgotten_at is not null) as forgotten,
-  case
-    when m.current_retention is null then null
-    else coalesce(
-      engram_retention_at (
-        current_retention,
-        retention_at,
-        engram_effective_strength (
-          strength_days,
-          access_count,
-          $11::float8,
-          $12::float8
-        ),
-        $13::timestamptz
-      ),
-      1
-    )
-  end as retention
-from
-  hits h
-  join memories m on m.tenant_id = $14
-  and m.id = h.id
-union all
-select
-  null,
-  null,
+  null::text as source,
+  null::text as relation,
   m.id::text as id,
   m.temporal_context,
   m.temporal_position,
@@ -681,24 +953,101 @@ select
     )
   end as retention
 from
-  slots s
+  hits h
   join memories m on m.tenant_id = $18
-  and m.mind_id = $19
+  and m.id = h.id
+union all
+select
+  null,
+  null,
+  null,
+  null,
+  m.id::text as id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $19::float8,
+          $20::float8
+        ),
+        $21::timestamptz
+      ),
+      1
+    )
+  end as retention
+from
+  slots s
+  join memories m on m.tenant_id = $22
+  and m.mind_id = $23
   and m.temporal_context = s.context
   and m.temporal_position = s.position
 where
   (
     (
       expires_at is null
-      or expires_at > $20::timestamptz
+      or expires_at > $24::timestamptz
     )
-    and category = $21
+    and category = $25
   )
   and m.id not in (
     select
       h.id
     from
       hits h
+  )
+union all
+select
+  'link',
+  l.weight,
+  l.source::text,
+  l.relation,
+  m.id::text as id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $26::float8,
+          $27::float8
+        ),
+        $28::timestamptz
+      ),
+      1
+    )
+  end as retention
+from
+  links l
+  join memories m on m.tenant_id = $29
+  and m.id = l.target
+where
+  m.mind_id = $30
+  and (
+    (
+      expires_at is null
+      or expires_at > $31::timestamptz
+    )
+    and category = $32
   ) /* prepared */;
 
 -- RetrievalRepository.configureScan (exact)

@@ -66,3 +66,9 @@ select
   id
 from
   engram_tenants_with_pending_embeddings ();
+
+-- TenantsRepository.withUnlinkedMemories
+select
+  id
+from
+  engram_tenants_with_unlinked_memories ();

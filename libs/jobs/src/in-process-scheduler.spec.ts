@@ -15,7 +15,7 @@ describe('the in-process scheduler', () => {
     const runs: QueueName[] = [];
     const fanOut = { runAll: async (queue: QueueName) => (runs.push(queue), { tenants: 0, failed: [], totals: {} }) } as unknown as FanOutJob;
     const upkeep = { runOnce: async () => ({}) } as unknown as VectorIndexUpkeep;
-    const config = { REDIS_URL: undefined, SLEEP_CYCLE_INTERVAL_MS: 0, SYSTEMS_CONSOLIDATION_INTERVAL_MS: 0, TIERING_INTERVAL_MS: 0, FORGETTING_INTERVAL_MS: 0, EMBEDDINGS_BACKFILL_INTERVAL_MS: 0, VECTOR_INDEX_UPKEEP_INTERVAL_MS: 0, ...intervals } as AppConfig;
+    const config = { REDIS_URL: undefined, SLEEP_CYCLE_INTERVAL_MS: 0, SYSTEMS_CONSOLIDATION_INTERVAL_MS: 0, TIERING_INTERVAL_MS: 0, FORGETTING_INTERVAL_MS: 0, EMBEDDINGS_BACKFILL_INTERVAL_MS: 0, ASSOCIATIONS_INTERVAL_MS: 0, VECTOR_INDEX_UPKEEP_INTERVAL_MS: 0, ...intervals } as AppConfig;
     const registry = new SchedulerRegistry();
     const scheduler = new InProcessScheduler(fanOut, upkeep, registry, config, new ManualClock('2026-01-01T00:00:00Z'));
     scheduler.onApplicationBootstrap();

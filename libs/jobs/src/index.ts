@@ -3,6 +3,7 @@ export * from './sleep-cycle.job';
 export * from './systems-consolidation.job';
 export * from './episode-generalisation';
 export * from './tiering.job';
+export * from './association.job';
 export * from './forgetting.job';
 export * from './embedding-backfill.job';
 export * from './job-registry';

@@ -9,15 +9,16 @@ class SystemsConsolidationJob implements TenantJob { readonly queue = QueueName.
 class TieringJob implements TenantJob { readonly queue = QueueName.Tiering; run = run; }
 class ForgettingJob implements TenantJob { readonly queue = QueueName.Forgetting; run = run; }
 class EmbeddingBackfillJob implements TenantJob { readonly queue = QueueName.Embedding; run = run; }
+class AssociationJob implements TenantJob { readonly queue = QueueName.Associations; run = run; }
 class ForgettingSweep implements TenantJob { readonly queue = QueueName.Forgetting; run = run; }
 
-const all = () => [new SleepCycleJob(), new SystemsConsolidationJob(), new TieringJob(), new ForgettingJob(), new EmbeddingBackfillJob()];
+const all = () => [new SleepCycleJob(), new SystemsConsolidationJob(), new TieringJob(), new ForgettingJob(), new EmbeddingBackfillJob(), new AssociationJob()];
 
 describe('the job registry (start fails if a queue has no job)', () => {
   it('maps every queue to its job', () => {
     const byQueue = jobsByQueue(all());
     expect(byQueue.get(QueueName.Consolidation)?.constructor.name).toBe('SleepCycleJob');
-    expect(byQueue.size).toBe(5);
+    expect(byQueue.size).toBe(6);
   });
 
   it('refuses a queue without a job, naming it', () => {

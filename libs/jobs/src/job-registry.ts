@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { QUEUE_JOBS, QUEUE_NAMES, currentJobName, type QueueName } from '@engram/queues';
+import { AssociationJob } from './association.job';
 import { EmbeddingBackfillJob } from './embedding-backfill.job';
 import { ForgettingJob } from './forgetting.job';
 import { SleepCycleJob } from './sleep-cycle.job';
@@ -8,7 +9,7 @@ import type { TenantJob } from './tenant-job';
 import { TieringJob } from './tiering.job';
 
 /** The job classes, one per queue. */
-export const JOB_CLASSES = [SleepCycleJob, SystemsConsolidationJob, TieringJob, ForgettingJob, EmbeddingBackfillJob] as const;
+export const JOB_CLASSES = [SleepCycleJob, SystemsConsolidationJob, TieringJob, ForgettingJob, EmbeddingBackfillJob, AssociationJob] as const;
 
 /** Thrown at start when the jobs do not cover the queues one to one, each named as libs/queues says. */
 export class JobRegistryError extends Error {
@@ -42,8 +43,8 @@ export function jobsByQueue(jobs: readonly TenantJob[]): Map<QueueName, TenantJo
 export class JobRegistry {
   private readonly byQueue: Map<QueueName, TenantJob>;
 
-  constructor(sleep: SleepCycleJob, systems: SystemsConsolidationJob, tiering: TieringJob, forgetting: ForgettingJob, embedding: EmbeddingBackfillJob) {
-    this.byQueue = jobsByQueue([sleep, systems, tiering, forgetting, embedding]);
+  constructor(sleep: SleepCycleJob, systems: SystemsConsolidationJob, tiering: TieringJob, forgetting: ForgettingJob, embedding: EmbeddingBackfillJob, associations: AssociationJob) {
+    this.byQueue = jobsByQueue([sleep, systems, tiering, forgetting, embedding, associations]);
   }
 
   /** The queue's per-tenant job. */

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { AssociationJob } from './association.job';
 import { EmbeddingBackfillJob } from './embedding-backfill.job';
 import { EpisodeGeneralisation } from './episode-generalisation';
 import { FanOutJob } from './fan-out.job';
@@ -16,6 +17,7 @@ const providers = [
   TieringJob,
   ForgettingJob,
   EmbeddingBackfillJob,
+  AssociationJob,
   EpisodeGeneralisation,
   JobRegistry,
   FanOutJob,

@@ -7,3 +7,4 @@ export * from './recall-format';
 export * from './lifecycle';
 export * from './retrieval';
 export * from './write';
+export * from './associations';

@@ -13,6 +13,8 @@ export enum QueueName {
   Forgetting = 'forgetting',
   /** Embedding of pending memories and re-embedding after a change of model. */
   Embedding = 'embedding',
+  /** The association graph: links of new and changed memories (seed 000 associations). */
+  Associations = 'associations',
 }
 
 export const QUEUE_NAMES: readonly QueueName[] = Object.values(QueueName);
@@ -57,6 +59,7 @@ export enum JobName {
   Tiering = 'TieringJob',
   Forgetting = 'ForgettingJob',
   EmbeddingBackfill = 'EmbeddingBackfillJob',
+  Association = 'AssociationJob',
 }
 
 /** The per-tenant job of each queue. */
@@ -66,6 +69,7 @@ export const QUEUE_JOBS: Readonly<Record<QueueName, JobName>> = {
   [QueueName.Tiering]: JobName.Tiering,
   [QueueName.Forgetting]: JobName.Forgetting,
   [QueueName.Embedding]: JobName.EmbeddingBackfill,
+  [QueueName.Associations]: JobName.Association,
 };
 
 /**
@@ -112,5 +116,6 @@ export function scheduleIntervals(config: AppConfig): Record<QueueName, number> 
     [QueueName.Tiering]: config.TIERING_INTERVAL_MS,
     [QueueName.Forgetting]: config.FORGETTING_INTERVAL_MS,
     [QueueName.Embedding]: config.EMBEDDINGS_BACKFILL_INTERVAL_MS,
+    [QueueName.Associations]: config.ASSOCIATIONS_INTERVAL_MS,
   };
 }

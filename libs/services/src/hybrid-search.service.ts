@@ -117,6 +117,7 @@ export class HybridSearch {
       minVectorSimilarity: r.min_vector_similarity,
       reach: NEIGHBOUR_REACH,
       retention: { config, now },
+      associations: config.associations.expand ? { from: config.associations.expand_from, per: config.associations.per_relation } : undefined,
     });
     // Document frequencies change slowly: keep them until the size is counted again rather than
     // count them per query.
@@ -135,7 +136,7 @@ export class HybridSearch {
       priority: row.priority,
       forgotten: row.forgotten,
     }));
-    const ranked = rankHybrid(candidates, query.q, config, query.limit);
+    const ranked = rankHybrid(candidates, query.q, config, query.limit, found.links);
     // The hits are accesses (docs/design.md §5): recording them returns their rows, in one statement.
     const ids = ranked.map((h) => h.id);
     const fullRows = options.access === false ? await this.memories.findByIds(tx, mindId, ids) : await this.memories.recordAccess(tx, mindId, ids, now, config);

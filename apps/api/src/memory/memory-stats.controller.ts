@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiHeader, ApiTags } from '@nestjs/swagger';
 import { createZodDto, ZodResponse } from 'nestjs-zod';
 import { z } from 'zod';
 import { CLOCK, type Clock } from '@engram/config';
-import { MemoriesRepository, TenantDb } from '@engram/db';
+import { AssociationsRepository, MemoriesRepository, TenantDb } from '@engram/db';
 import { MEMORY_LAYERS, MEMORY_TIERS, type MemoryLayer, type MemoryTier } from '@engram/memory';
 import { ServiceKeyScopeNeeded } from '../auth/auth.decorators';
 import { Documented } from '../common/api-docs';
@@ -22,6 +22,8 @@ export const MemoryStatsSchema = z.object({
   forgotten: count,
   /** Expired at `as_of` (hidden from lists, search and recall); counted in the layers and tiers too. */
   expired: count,
+  /** The association graph (docs/design.md §6.8): its links, and the memories the association job has yet to link (new or changed). */
+  associations: z.object({ links: count, unlinked: count }),
   as_of: z.iso.datetime({ offset: true }),
 });
 export class MemoryStatsDto extends createZodDto(MemoryStatsSchema) {}
@@ -44,19 +46,20 @@ export class MemoryStatsController {
     private readonly tenantDb: TenantDb,
     private readonly minds: MindAccess,
     private readonly memories: MemoriesRepository,
+    private readonly associations: AssociationsRepository,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** Counts of the mind's memories: `{total, by_layer, by_tier, forgotten, expired, as_of}`. */
+  /** Counts of the mind's memories: `{total, by_layer, by_tier, forgotten, expired, associations: {links, unlinked}, as_of}`. */
   @ServiceKeyScopeNeeded('memories:read')
   @Get()
   @Documented({ summary: "Count the mind's memories per layer and tier", errors: [400, 403, 404] })
   @ZodResponse({ status: 200, type: MemoryStatsDto })
   async stats(@CurrentMemoryScope() scope: MemoryScope) {
     const now = this.clock.now();
-    const rows = await this.tenantDb.run(scope.tenantId, async (tx) => {
+    const { rows, graph } = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
-      return this.memories.countsByLayerAndTier(tx, scope.mindId, now);
+      return { rows: await this.memories.countsByLayerAndTier(tx, scope.mindId, now), graph: await this.associations.counts(tx, scope.mindId) };
     });
     const byLayer = Object.fromEntries(MEMORY_LAYERS.map((l) => [l, 0])) as Record<MemoryLayer, number>;
     const byTier = Object.fromEntries(MEMORY_TIERS.map((t) => [t, 0])) as Record<MemoryTier, number>;
@@ -70,6 +73,6 @@ export class MemoryStatsController {
       forgotten += row.forgotten;
       expired += row.expired;
     }
-    return { mind_id: scope.mindId, total, by_layer: byLayer, by_tier: byTier, forgotten, expired, as_of: now.toISOString() };
+    return { mind_id: scope.mindId, total, by_layer: byLayer, by_tier: byTier, forgotten, expired, associations: graph, as_of: now.toISOString() };
   }
 }

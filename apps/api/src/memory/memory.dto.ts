@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { BATCH_MAX_ITEMS, IMPORTANCE_PATHS, MEMORY_LAYERS, MEMORY_TIERS } from '@engram/memory';
+import { ASSOCIATION_RELATIONS, BATCH_MAX_ITEMS, IMPORTANCE_PATHS, MEMORY_LAYERS, MEMORY_TIERS } from '@engram/memory';
 
 import { isoDateTime } from '../common/zod-fields';
 import { memoryField } from './memory-fields';
@@ -145,6 +145,9 @@ const ExplanationSchema = z.object({
   text: z.object({ bm25: z.number(), smoothed: z.number(), rank: z.number().int().nullable() }),
   vector: z.object({ distance: z.number().nullable(), similarity: z.number(), smoothed: z.number(), rank: z.number().int().nullable() }),
   tag_boost: z.number(),
+  associations: z
+    .array(z.object({ from: z.string().uuid(), relation: z.enum(ASSOCIATION_RELATIONS), weight: z.number() }))
+    .describe('the links (association graph, one hop) through which other hits gave this one score: from which memory, what this one is to it, the link weight 0..1'),
   rrf: z.number(),
   retention_factor: z.number(),
   importance_factor: z.number(),

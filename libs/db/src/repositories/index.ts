@@ -1,3 +1,4 @@
+import { AssociationsRepository } from './associations.repository';
 import { EmbeddingsRepository } from './embeddings.repository';
 import { MemoriesRepository } from './memories.repository';
 import { MemorySweepsRepository } from './memory-sweeps.repository';
@@ -14,6 +15,7 @@ import { TombstonesRepository } from './tombstones.repository';
 import { UsersRepository } from './users.repository';
 import { WebhooksRepository } from './webhooks.repository';
 
+export * from './associations.repository';
 export * from './embeddings.repository';
 export * from './memories.repository';
 export * from './memory-sweeps.repository';
@@ -47,4 +49,5 @@ export const REPOSITORIES = [
   RetrievalRepository,
   SystemRepository,
   WebhooksRepository,
+  AssociationsRepository,
 ] as const;

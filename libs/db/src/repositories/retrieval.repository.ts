@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type RawBuilder } from 'kysely';
-import { MATCH_BUDGET, STATS_SAMPLE, hangulPrefix, matchLexemes, type LifecycleConfig, type MemoryPriority, type TextStats } from '@engram/memory';
+import { MATCH_BUDGET, STATS_SAMPLE, hangulPrefix, matchLexemes, type AssociationRelation, type LifecycleConfig, type MemoryPriority, type TextStats } from '@engram/memory';
 import { retentionNowSql } from '../lifecycle-sql';
 import { memoryFilterSql, type MemoryFilter } from '../memory-filter';
 import { PREPARED } from '../prepared';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { TenantTx } from '../tenant-db';
+import { INVERSE_RELATION_SQL } from './associations.repository';
 import { textSql, vectorSql } from './retrieval-sql';
 
 /**
@@ -27,6 +28,14 @@ export interface TextHit extends Placed {
 
 export interface VectorHit extends Placed {
   distance: number;
+}
+
+/** A link search followed from a hit (`source`) to a memory it brought (`target`): what the target is to the source. */
+export interface FollowedLink {
+  source: string;
+  target: string;
+  relation: AssociationRelation;
+  weight: number;
 }
 
 /** What ranking needs of a candidate (the full row is read only for the hits returned). */
@@ -83,7 +92,7 @@ const STATS: TextStats = { n: 100, avgdl: 40, df: new Map([['budget', 3]]) };
 const BM25 = { k1: 1.2, b: 0.75 };
 const V = [0.5, 0.25];
 const F: MemoryFilter = { activeAt: SAMPLE.date, category: 'fact' };
-const AROUND = { minVectorSimilarity: 0.1, reach: 2, retention: { config: SAMPLE.config, now: SAMPLE.date } };
+const AROUND = { minVectorSimilarity: 0.1, reach: 2, retention: { config: SAMPLE.config, now: SAMPLE.date }, associations: { from: 10, per: 5 } };
 
 /**
  * The SQL of hybrid retrieval (docs/design.md §6): a mind's text statistics, BM25 over the
@@ -167,10 +176,14 @@ export class RetrievalRepository {
    * - what ranking needs of those hits and of their neighbours up to `reach` positions away in
    *   the same temporal context (seed 000 temporal_context / temporal_position) that pass the
    *   filter, fetched by key (hits by primary key, neighbours by exact (context, position)), so
-   *   the plan does not depend on table statistics.
+   *   the plan does not depend on table statistics;
+   * - with `associations`: the links of each branch's best `from` hits, both directions, the
+   *   strongest `per` of each hit (memory_associations; docs/design.md §6.8), and the candidate
+   *   row of each memory they bring that passes the filter (one hop: a brought memory's own links
+   *   are not followed).
    *
-   * @returns the best `limit` of each branch (text by score, vectors by distance) and a
-   *   candidate row for each hit and neighbour, once each
+   * @returns the best `limit` of each branch (text by score, vectors by distance), a candidate
+   *   row for each hit, neighbour and linked memory, once each, and the links followed
    */
   @GenerateSql(
     { name: 'any with a vector, exact', params: [M, { q: 'budget', mode: 'any', vector: V, lexemes: ['budget'], stats: STATS }, F, SAMPLE.limit, { bm25: BM25, scan: { exact: true }, ...AROUND }] },
@@ -183,8 +196,16 @@ export class RetrievalRepository {
     query: RetrievalQuery,
     filter: MemoryFilter,
     limit: number,
-    options: { bm25: { k1: number; b: number }; scan: VectorScan; minVectorSimilarity: number; reach: number; retention: { config: LifecycleConfig; now: Date } },
-  ): Promise<{ text: TextHit[]; vector: VectorHit[]; candidates: CandidateRow[] }> {
+    options: {
+      bm25: { k1: number; b: number };
+      scan: VectorScan;
+      minVectorSimilarity: number;
+      reach: number;
+      retention: { config: LifecycleConfig; now: Date };
+      /** Follow the links of each branch's best `from` hits, at most `per` a hit; absent: no expansion. */
+      associations?: { from: number; per: number };
+    },
+  ): Promise<{ text: TextHit[]; vector: VectorHit[]; candidates: CandidateRow[]; links: FollowedLink[] }> {
     const branches: RawBuilder<unknown>[] = [];
     if (query.mode !== 'vector') {
       const any = query.mode === 'any' ? anyMatch(query.lexemes, query.stats.df, query.budget) : null;
@@ -200,14 +221,40 @@ export class RetrievalRepository {
     const text: TextHit[] = [];
     const vector: VectorHit[] = [];
     const candidates: CandidateRow[] = [];
-    if (branches.length === 0) return { text, vector, candidates };
+    const links: FollowedLink[] = [];
+    if (branches.length === 0) return { text, vector, candidates, links };
     const t = tx.tenantId;
     // Computed here, not parsed from timestamps in Node: a few hundred rows a search.
     const columns = sql`m.id::text as id, m.temporal_context, m.temporal_position, m.tags, m.importance_score, m.priority,
       (m.forgotten_at is not null) as forgotten,
       case when m.current_retention is null then null else ${retentionNowSql(options.retention.config, options.retention.now)} end as retention`;
-    const result = await sql<CandidateRow & { branch: 'text' | 'vector' | null; score: number | null }>`
-      with hits as (${sql.join(branches, sql` union all `)}),
+    const expand = options.associations;
+    // Each branch's best hits (text: highest score; vectors: smallest distance), their links both
+    // ways, the strongest of each hit: two index look-ups a hit (primary key, target index).
+    const linked = expand
+      ? sql`,
+      tops as (
+        select distinct id from (
+          select h.id, row_number() over (partition by h.branch order by case when h.branch = 'text' then -h.score else h.score end, h.id desc) as r from hits h) x
+        where r <= ${expand.from}),
+      links as (
+        select s.id as source, l.target, l.relation, l.weight from tops s
+        cross join lateral (
+          select * from (
+            select a.target_id as target, a.relation, a.weight from memory_associations a where a.tenant_id = ${t} and a.memory_id = s.id
+            union all
+            select a.memory_id, ${INVERSE_RELATION_SQL}, a.weight from memory_associations a where a.tenant_id = ${t} and a.target_id = s.id) y
+          order by y.weight desc, y.target desc limit ${expand.per}) l)`
+      : sql``;
+    const linkedRows = expand
+      ? sql`
+      union all
+      select 'link', l.weight, l.source::text, l.relation, ${columns} from links l
+      join memories m on m.tenant_id = ${t} and m.id = l.target
+      where m.mind_id = ${mindId} and ${memoryFilterSql(filter)}`
+      : sql``;
+    const result = await sql<CandidateRow & { branch: 'text' | 'vector' | 'link' | null; score: number | null; source: string | null; relation: AssociationRelation | null }>`
+      with hits as (${sql.join(branches, sql` union all `)})${linked},
       -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
       -- integer cannot exist).
       slots as (
@@ -216,16 +263,17 @@ export class RetrievalRepository {
         where h.temporal_context is not null and d <> 0 and h.temporal_position::bigint + d between -2147483648 and 2147483647
         except
         select h.temporal_context, h.temporal_position from hits h where h.temporal_context is not null)
-      select h.branch, h.score, ${columns} from hits h
+      select h.branch, h.score, null::text as source, null::text as relation, ${columns} from hits h
       join memories m on m.tenant_id = ${t} and m.id = h.id
       union all
-      select null, null, ${columns} from slots s
+      select null, null, null, null, ${columns} from slots s
       join memories m on m.tenant_id = ${t} and m.mind_id = ${mindId} and m.temporal_context = s.context and m.temporal_position = s.position
-      where ${memoryFilterSql(filter)} and m.id not in (select h.id from hits h)${PREPARED}`.execute(tx.trx);
+      where ${memoryFilterSql(filter)} and m.id not in (select h.id from hits h)${linkedRows}${PREPARED}`.execute(tx.trx);
     const seen = new Set<string>();
-    for (const { branch, score, ...row } of result.rows) {
+    for (const { branch, score, source, relation, ...row } of result.rows) {
       if (branch === 'text') text.push({ id: row.id, temporal_context: row.temporal_context, temporal_position: row.temporal_position, bm25: score as number });
       else if (branch === 'vector') vector.push({ id: row.id, temporal_context: row.temporal_context, temporal_position: row.temporal_position, distance: score as number });
+      else if (branch === 'link') links.push({ source: source as string, target: row.id, relation: relation as AssociationRelation, weight: score as number });
       if (!seen.has(row.id)) {
         seen.add(row.id);
         candidates.push(row);
@@ -235,7 +283,7 @@ export class RetrievalRepository {
     const newerFirst = (x: Placed, y: Placed) => (x.id < y.id ? 1 : x.id > y.id ? -1 : 0);
     text.sort((a, b) => b.bm25 - a.bm25 || newerFirst(a, b));
     vector.sort((a, b) => a.distance - b.distance || newerFirst(a, b));
-    return { text, vector, candidates };
+    return { text, vector, candidates, links };
   }
 
   @GenerateSql({ name: 'exact', params: [{ exact: true }] }, { name: 'ivfflat', params: [{ exact: false, probes: 20 }] })

@@ -66,4 +66,11 @@ export class TenantsRepository {
     const result = await sql<{ id: string }>`select id from engram_tenants_with_pending_embeddings()`.execute(db);
     return result.rows.map((r) => r.id);
   }
+
+  /** The tenants with memories to link into the association graph (one security-definer look-up, ids only). */
+  @GenerateSql({ params: [], withoutTenant: true })
+  async withUnlinkedMemories(db: Kysely<DB>): Promise<string[]> {
+    const result = await sql<{ id: string }>`select id from engram_tenants_with_unlinked_memories()`.execute(db);
+    return result.rows.map((r) => r.id);
+  }
 }

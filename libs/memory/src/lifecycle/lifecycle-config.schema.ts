@@ -181,6 +181,27 @@ export const lifecycleConfigSchema = z
       })
       .strict(),
     tiers: z.object({ hot: factor, warm: factor, cold: factor, grace_days: z.number().min(0).max(36_500) }).strict(),
+    /** The association graph (docs/design.md §6.8; seed 000 associations): built in the background, followed by search. */
+    associations: z
+      .object({
+        /** Whether the background job links memories (off: no new links; search still follows the ones there are). */
+        build: z.boolean(),
+        /** Links a memory gets of each relation when it is linked (its nearest, its rarest names). */
+        per_relation: z.number().int().min(1).max(50),
+        /** Cosine similarity (0..1) a `similar_to` link needs. */
+        similar_min: unit,
+        /** A named thing in more than this share of the mind's memories links nothing (a speaker, a topic of every memory). */
+        entity_max_share: z.number().gt(0).max(1),
+        /** Whether search follows the top hits' links one hop (off: no expansion). */
+        expand: z.boolean(),
+        /** Top hits of each branch (full text, vectors) whose links search follows. */
+        expand_from: z.number().int().min(1).max(100),
+        /** A linked memory takes weight × the link's weight × its hit's branch score (like a temporal neighbour). */
+        weights: z
+          .object({ similar_to: unit, precedes: unit, follows: unit, shares_entity: unit, causes: unit, effects: unit })
+          .strict(),
+      })
+      .strict(),
     /** Hybrid retrieval (docs/design.md §6). */
     retrieval: z
       .object({

@@ -69,6 +69,15 @@ export const DEFAULT_LIFECYCLE: LifecycleConfig = {
   stm: { attention_threshold: 0.3, attention_min_words: 3, capacity: 7, initial_decay_factor: 0.85, rehearsal_factor: 1.1, chunk_max_items: 5, emotion_scale: 0.8, reaction_emotion: 0.75 },
   systems: { neocortex_age_days: 30, hippocampus_factor: 0.8, abstraction_level: 3, context_dependency: 0.5, generalization: 0.7, cluster_similarity: 0.3, cluster_min_size: 3 },
   tiers: { hot: 10, warm: 1, cold: 0.1, grace_days: 1 },
+  associations: {
+    build: true,
+    per_relation: 5,
+    similar_min: 0.5,
+    entity_max_share: 0.02,
+    expand: true,
+    expand_from: 10,
+    weights: { similar_to: 0.3, precedes: 0.2, follows: 0.2, shares_entity: 0.3, causes: 0.5, effects: 0.5 },
+  },
   retrieval: {
     rrf_k: 60,
     text_weight: 1,

@@ -1,4 +1,5 @@
 import type { MemoryPriority } from '../memory.constants';
+import type { AssociationRelation } from '../associations';
 import type { LifecycleConfig } from '../lifecycle/lifecycle-config';
 
 /** A memory the search brought back, with what each branch said about it. */
@@ -18,11 +19,28 @@ export interface Candidate {
   forgotten: boolean;
 }
 
+/** A link from a candidate (`source`, one of the branches' best hits) to another (`target`): what the target is to the source, 0..1. */
+export interface CandidateLink {
+  source: string;
+  target: string;
+  relation: AssociationRelation;
+  weight: number;
+}
+
+/** A link that brought score to a hit: from which memory, how it is related to it, and the link's weight. */
+export interface AssociationPath {
+  from: string;
+  relation: AssociationRelation;
+  weight: number;
+}
+
 /** How a hit's score came about (`?explain=true`). */
 export interface Explanation {
   text: { bm25: number; smoothed: number; rank: number | null };
   vector: { distance: number | null; similarity: number; smoothed: number; rank: number | null };
   tag_boost: number;
+  /** The links (association graph, one hop) through which other hits gave it score; empty when none. */
+  associations: AssociationPath[];
   rrf: number;
   retention_factor: number;
   importance_factor: number;
@@ -75,6 +93,24 @@ function neighbourhoods(candidates: readonly Candidate[], weights: { adjacent: n
 }
 
 /**
+ * The association graph's edges among the candidates (docs/design.md §6.8): the link's target
+ * takes `weights[relation]` × the link's weight × its source's score, as a temporal neighbour does.
+ */
+function withLinks(near: [number, number][][], candidates: readonly Candidate[], links: readonly CandidateLink[], weights: Readonly<Record<AssociationRelation, number>>): [number, number][][] {
+  if (links.length === 0) return near;
+  const index = new Map(candidates.map((c, i) => [c.id, i]));
+  const out = near.map((n) => [...n]);
+  for (const l of links) {
+    const source = index.get(l.source);
+    const target = index.get(l.target);
+    const w = (weights[l.relation] ?? 0) * l.weight;
+    if (source === undefined || target === undefined || source === target || w <= 0) continue;
+    (out[target] as [number, number][]).push([source, w]);
+  }
+  return out;
+}
+
+/**
  * Temporal contiguity: each score plus `adjacent` × the scores of the memories one position away
  * and `second` × those two away, within the same temporal context (a recalled memory cues its
  * neighbours in time: seed 000's temporal index).
@@ -104,12 +140,14 @@ function ranks(scores: Float64Array, candidates: readonly Candidate[], limit: nu
  * over temporal neighbours and multiplied by the tag boost when the query names one of the
  * memory's tags; each branch is ranked, and the ranks fused by reciprocal rank fusion
  * (`Σ weight / (k + rank)`, k = 60). The fused score is then weighted by retention now,
- * importance and priority, and ×0.1 for a soft-forgotten memory.
+ * importance and priority, and ×0.1 for a soft-forgotten memory. With `links` (the association
+ * graph's edges from the best hits), a linked memory takes score from its source as a temporal
+ * neighbour does, by `associations.weights` of the relation × the link's weight.
  *
  * @returns the best `limit` candidates with a positive score, best first (ties by id), each with
  *   its explanation.
  */
-export function rankHybrid(candidates: readonly Candidate[], query: string, config: LifecycleConfig, limit = Infinity): RankedHit[] {
+export function rankHybrid(candidates: readonly Candidate[], query: string, config: LifecycleConfig, limit = Infinity, links: readonly CandidateLink[] = []): RankedHit[] {
   const r = config.retrieval;
   const words = queryWords(query);
   const n = candidates.length;
@@ -121,7 +159,7 @@ export function rankHybrid(candidates: readonly Candidate[], query: string, conf
     text[i] = c.bm25 ?? 0;
     similarity[i] = c.distance === undefined ? 0 : Math.max(0, 1 - c.distance);
   });
-  const near = neighbourhoods(candidates, r.neighbor_weights);
+  const near = withLinks(neighbourhoods(candidates, r.neighbor_weights), candidates, links, config.associations.weights);
   const textSmoothed = smooth(text, near);
   const vectorSmoothed = smooth(similarity, near);
   for (let i = 0; i < n; i++) {
@@ -142,6 +180,12 @@ export function rankHybrid(candidates: readonly Candidate[], query: string, conf
   });
   order.sort((a, b) => (score[b] as number) - (score[a] as number) || ((candidates[a] as Candidate).id < (candidates[b] as Candidate).id ? 1 : -1));
   // Explanations only for what is returned: a search weighs hundreds of candidates.
+  const ids = new Map(candidates.map((c, i) => [c.id, i]));
+  // A link explains a hit only when its source had a score of its own to give.
+  const given = (l: CandidateLink) => {
+    const s = ids.get(l.source) ?? -1;
+    return (text[s] ?? 0) > 0 || (similarity[s] ?? 0) > 0;
+  };
   return order.slice(0, limit).map((i) => {
     const c = candidates[i] as Candidate;
     const tr = (textRank[i] as number) || null;
@@ -155,6 +199,9 @@ export function rankHybrid(candidates: readonly Candidate[], query: string, conf
         text: { bm25: c.bm25 ?? 0, smoothed: textSmoothed[i] as number, rank: tr },
         vector: { distance: c.distance ?? null, similarity: similarity[i] as number, smoothed: vectorSmoothed[i] as number, rank: vr },
         tag_boost: tagFactor[i] as number,
+        associations: links
+          .filter((l) => l.target === c.id && l.source !== c.id && (config.associations.weights[l.relation] ?? 0) * l.weight > 0 && given(l))
+          .map((l) => ({ from: l.source, relation: l.relation, weight: l.weight })),
         rrf,
         retention_factor: f.retention,
         importance_factor: f.importance,

@@ -1,0 +1,413 @@
+-- The SQL of AssociationsRepository (libs/db/src/repositories), written by `npm run sql:generate`: do not edit.
+
+-- AssociationsRepository.unlinked
+select
+  id::text as id,
+  mind_id::text as mind_id,
+  content,
+  tags
+from
+  memories
+where
+  tenant_id = $1
+  and associated_at is null
+  and embedding_status <> 'pending'
+order by
+  id
+limit
+  $2
+for update
+  skip locked;
+
+-- AssociationsRepository.link
+delete from memory_associations
+where
+  tenant_id = $1
+  and memory_id = any ($2::uuid[]);
+
+with
+  src as (
+    select
+      id,
+      embedding,
+      temporal_context,
+      temporal_position
+    from
+      memories
+    where
+      tenant_id = $1
+      and mind_id = $2
+      and id = any ($3::uuid[])
+  ),
+  names as (
+    select
+      x.source,
+      x.name
+    from
+      unnest($4::uuid[], $5::text[]) as x (source, name)
+  ),
+  matched as (
+    select
+      n.source,
+      n.name,
+      array(
+        select
+          x.id
+        from
+          engram_text_match ($6, $7, phraseto_tsquery('english', n.name), $8) x
+      ) as ids
+    from
+      names n
+    where
+      numnode(phraseto_tsquery('english', n.name)) > 0
+  ),
+  shared as (
+    select distinct
+      on (m.source, x.id) m.source,
+      x.id as target,
+      m.name,
+      ln($9::float8 / cardinality(m.ids)) / ln($10::float8) as weight
+    from
+      matched m
+      cross join unnest(m.ids) as x (id)
+    where
+      cardinality(m.ids) between 2 and $11
+      and x.id <> m.source
+    order by
+      m.source,
+      x.id,
+      cardinality(m.ids),
+      m.name
+  ),
+  links as (
+    select
+      source,
+      target,
+      'similar_to'::text as relation,
+      1 - d as weight,
+      null::text as via
+    from
+      (
+        select
+          s.id as source,
+          m.id as target,
+          (s.embedding <=> m.embedding)::float8 as d,
+          row_number() over (
+            partition by
+              s.id
+            order by
+              s.embedding <=> m.embedding,
+              m.id desc
+          ) as rn
+        from
+          src s
+          join (
+            select
+              id,
+              embedding
+            from
+              memories
+            where
+              tenant_id = $12
+              and mind_id = $13
+              and embedding is not null
+            offset
+              0
+          ) m on m.id <> s.id
+        where
+          s.embedding is not null
+      ) p
+    where
+      rn <= $14
+      and 1 - d >= $15::float8
+    union all
+    select
+      s.id,
+      p.id,
+      'precedes',
+      1.0 / (s.temporal_position - p.temporal_position),
+      null
+    from
+      src s
+      cross join lateral (
+        select
+          m.id,
+          m.temporal_position
+        from
+          memories m
+        where
+          m.tenant_id = $16
+          and m.mind_id = $17
+          and m.temporal_context = s.temporal_context
+          and m.temporal_position < s.temporal_position
+        order by
+          m.temporal_position desc
+        limit
+          1
+      ) p
+    where
+      s.temporal_context is not null
+    union all
+    select
+      s.id,
+      f.id,
+      'follows',
+      1.0 / (f.temporal_position - s.temporal_position),
+      null
+    from
+      src s
+      cross join lateral (
+        select
+          m.id,
+          m.temporal_position
+        from
+          memories m
+        where
+          m.tenant_id = $18
+          and m.mind_id = $19
+          and m.temporal_context = s.temporal_context
+          and m.temporal_position > s.temporal_position
+        order by
+          m.temporal_position
+        limit
+          1
+      ) f
+    where
+      s.temporal_context is not null
+    union all
+    select
+      source,
+      target,
+      'shares_entity',
+      weight,
+      name
+    from
+      (
+        select
+          source,
+          target,
+          weight,
+          name,
+          row_number() over (
+            partition by
+              source
+            order by
+              weight desc,
+              target desc
+          ) as rn
+        from
+          shared
+      ) r
+    where
+      rn <= $20
+  )
+insert into
+  memory_associations (
+    tenant_id,
+    mind_id,
+    memory_id,
+    target_id,
+    relation,
+    weight,
+    via
+  )
+select
+  $21,
+  $22,
+  source,
+  target,
+  relation,
+  least(1, greatest(0, weight)),
+  via
+from
+  links
+on conflict do nothing;
+
+update memories
+set
+  associated_at = now()
+where
+  tenant_id = $1
+  and id = any ($2::uuid[]);
+
+-- AssociationsRepository.list
+select
+  l.memory_id::text as memory_id,
+  l.relation,
+  l.weight,
+  l.via,
+  l.direction,
+  l.created_at
+from
+  (
+    select distinct
+      on (x.memory_id, x.relation) x.*
+    from
+      (
+        select
+          a.target_id as memory_id,
+          a.relation,
+          a.weight,
+          a.via,
+          'out' as direction,
+          a.created_at
+        from
+          memory_associations a
+        where
+          a.tenant_id = $1
+          and a.memory_id = $2
+          and a.mind_id = $3
+        union all
+        select
+          a.memory_id,
+          case a.relation
+            when 'precedes' then 'follows'
+            when 'follows' then 'precedes'
+            when 'causes' then 'effects'
+            when 'effects' then 'causes'
+            else a.relation
+          end,
+          a.weight,
+          a.via,
+          'in',
+          a.created_at
+        from
+          memory_associations a
+        where
+          a.tenant_id = $4
+          and a.target_id = $5
+          and a.mind_id = $6
+      ) x
+    order by
+      x.memory_id,
+      x.relation,
+      x.weight desc,
+      x.direction desc
+  ) l
+where
+  true
+order by
+  l.weight desc,
+  l.relation desc,
+  l.memory_id desc
+limit
+  $7;
+
+-- AssociationsRepository.list (after a cursor)
+select
+  l.memory_id::text as memory_id,
+  l.relation,
+  l.weight,
+  l.via,
+  l.direction,
+  l.created_at
+from
+  (
+    select distinct
+      on (x.memory_id, x.relation) x.*
+    from
+      (
+        select
+          a.target_id as memory_id,
+          a.relation,
+          a.weight,
+          a.via,
+          'out' as direction,
+          a.created_at
+        from
+          memory_associations a
+        where
+          a.tenant_id = $1
+          and a.memory_id = $2
+          and a.mind_id = $3
+        union all
+        select
+          a.memory_id,
+          case a.relation
+            when 'precedes' then 'follows'
+            when 'follows' then 'precedes'
+            when 'causes' then 'effects'
+            when 'effects' then 'causes'
+            else a.relation
+          end,
+          a.weight,
+          a.via,
+          'in',
+          a.created_at
+        from
+          memory_associations a
+        where
+          a.tenant_id = $4
+          and a.target_id = $5
+          and a.mind_id = $6
+      ) x
+    order by
+      x.memory_id,
+      x.relation,
+      x.weight desc,
+      x.direction desc
+  ) l
+where
+  true
+  and l.relation = $7
+  and (l.weight, l.relation, l.memory_id) < ($8::float8, $9::text, $10::uuid)
+order by
+  l.weight desc,
+  l.relation desc,
+  l.memory_id desc
+limit
+  $11;
+
+-- AssociationsRepository.strongestWeights
+select
+  i.id::text as id,
+  array(
+    select
+      w
+    from
+      (
+        select
+          a.weight as w
+        from
+          memory_associations a
+        where
+          a.tenant_id = $1
+          and a.memory_id = i.id
+        union all
+        select
+          a.weight
+        from
+          memory_associations a
+        where
+          a.tenant_id = $2
+          and a.target_id = i.id
+      ) x
+    order by
+      w desc
+    limit
+      3
+  ) as weights
+from
+  unnest($3::uuid[]) as i (id);
+
+-- AssociationsRepository.counts
+select
+  (
+    select
+      count(*)::int
+    from
+      memory_associations
+    where
+      tenant_id = $1
+      and mind_id = $2
+  ) as links,
+  (
+    select
+      count(*)::int
+    from
+      memories
+    where
+      tenant_id = $3
+      and mind_id = $4
+      and associated_at is null
+  ) as unlinked;

@@ -1,0 +1,212 @@
+import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
+import type { AssociationRelation, LifecycleConfig } from '@engram/memory';
+import { GenerateSql, SAMPLE } from '../sql-snapshot';
+import type { TenantTx } from '../tenant-db';
+
+/** A memory whose links are to be built (what the rules need of it). */
+export interface UnlinkedMemory {
+  id: string;
+  mind_id: string;
+  content: string;
+  tags: string[];
+}
+
+/** A source memory and the named things its links may share (libs/memory namedThings). */
+export interface LinkSource {
+  id: string;
+  names: readonly string[];
+}
+
+/** One link as the API shows it: the other memory, what it is to this one, and how strongly. */
+export interface AssociationRow {
+  /** The other memory. */
+  memory_id: string;
+  relation: AssociationRelation;
+  /** 0..1 */
+  weight: number;
+  /** The named thing shared (shares_entity), else null. */
+  via: string | null;
+  /** `out`: found from this memory; `in`: found from the other one (the relation as seen from here). */
+  direction: 'out' | 'in';
+  created_at: Date;
+}
+
+/** Where a page of links ends: the last link's weight and other memory. */
+export interface AssociationCursor {
+  weight: number;
+  memory_id: string;
+  relation: string;
+}
+
+/** The relation as seen from the link's target, in SQL (libs/memory inverseRelation). */
+export const INVERSE_RELATION_SQL = sql.raw(
+  `case a.relation when 'precedes' then 'follows' when 'follows' then 'precedes' when 'causes' then 'effects' when 'effects' then 'causes' else a.relation end`,
+);
+
+const M = SAMPLE.uuid;
+const LINK = { scan: { exact: true } as const, mindSize: 600 };
+
+/**
+ * The association graph (docs/design.md §6.8): typed, weighted links between memories of one
+ * mind, kept in `memory_associations`, built by libs/jobs AssociationJob with the rules of
+ * libs/memory associations.ts, followed by search (RetrievalRepository) and listed by the API.
+ */
+@Injectable()
+export class AssociationsRepository {
+  /**
+   * Up to `limit` memories whose links are to be built: new or changed content
+   * (`associated_at` null) that has its vector, or will not get one. Locked (skipping locked
+   * rows), so that two runs of the job do not link the same memory at once.
+   */
+  @GenerateSql({ params: [SAMPLE.limit] })
+  async unlinked(tx: TenantTx, limit: number): Promise<UnlinkedMemory[]> {
+    const { rows } = await sql<UnlinkedMemory>`
+      select id::text as id, mind_id::text as mind_id, content, tags from memories
+      where tenant_id = ${tx.tenantId} and associated_at is null and embedding_status <> 'pending'
+      order by id limit ${limit}
+      for update skip locked`.execute(tx.trx);
+    return rows;
+  }
+
+  /**
+   * Builds the links of `sources` (memories of one mind), set-based, replacing the ones they had:
+   *
+   * - `similar_to`: the `per_relation` nearest memories of the mind by cosine similarity of their
+   *   vectors, at least `similar_min` (exactly in small minds, one pass over the mind's vectors for
+   *   the whole batch; through ivfflat per source in large ones);
+   * - `precedes` / `follows`: the nearest memory before and after in the same temporal context,
+   *   weight 1 / gap in positions;
+   * - `shares_entity`: up to `per_relation` memories that name one of the source's named things,
+   *   counting only names at most `entity_max_share` of the mind holds (at least 2 memories),
+   *   weight libs/memory entityWeight (its rarity), the strongest name of each pair kept.
+   *
+   * Then marks the sources linked. Idempotent: run again, it writes the same links.
+   * @returns links written
+   */
+  @GenerateSql({ params: [M, [{ id: SAMPLE.uuid2, names: ['dgia', 'budget'] }], SAMPLE.config, LINK] })
+  async link(tx: TenantTx, mindId: string, sources: readonly LinkSource[], config: LifecycleConfig, options: { scan: { exact: true } | { exact: false; probes: number }; mindSize: number }): Promise<number> {
+    if (sources.length === 0) return 0;
+    const t = tx.tenantId;
+    const a = config.associations;
+    const ids = sources.map((s) => s.id);
+    const pairs = sources.flatMap((s) => s.names.map((name) => [s.id, name] as const));
+    const n = Math.max(2, options.mindSize);
+    const cap = Math.max(2, Math.floor(a.entity_max_share * n));
+    await sql`delete from memory_associations where tenant_id = ${t} and memory_id = any(${ids}::uuid[])`.execute(tx.trx);
+    if (!options.scan.exact) {
+      await sql`select set_config('ivfflat.probes', ${String(options.scan.probes)}, true), set_config('ivfflat.iterative_scan', 'relaxed_order', true)`.execute(tx.trx);
+    }
+    const similar = options.scan.exact
+      ? sql`
+        select source, target, 'similar_to'::text as relation, 1 - d as weight, null::text as via from (
+          select s.id as source, m.id as target, (s.embedding <=> m.embedding)::float8 as d,
+                 row_number() over (partition by s.id order by s.embedding <=> m.embedding, m.id desc) as rn
+          from src s
+          join (select id, embedding from memories where tenant_id = ${t} and mind_id = ${mindId} and embedding is not null offset 0) m on m.id <> s.id
+          where s.embedding is not null) p
+        where rn <= ${a.per_relation} and 1 - d >= ${a.similar_min}::float8`
+      : sql`
+        select s.id as source, n.id as target, 'similar_to'::text as relation, 1 - n.d as weight, null::text as via
+        from src s cross join lateral (
+          select m.id, (m.embedding <=> s.embedding)::float8 as d from memories m
+          where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.embedding is not null and m.id <> s.id
+          order by m.embedding <=> s.embedding limit ${a.per_relation}) n
+        where s.embedding is not null and 1 - n.d >= ${a.similar_min}::float8`;
+    const result = await sql`
+      with src as (
+        select id, embedding, temporal_context, temporal_position from memories
+        where tenant_id = ${t} and mind_id = ${mindId} and id = any(${ids}::uuid[])),
+      names as (select x.source, x.name from unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::text[]) as x(source, name)),
+      matched as (
+        select n.source, n.name, array(select x.id from engram_text_match(${t}, ${mindId}, phraseto_tsquery('english', n.name), ${cap + 1}) x) as ids
+        from names n where numnode(phraseto_tsquery('english', n.name)) > 0),
+      shared as (
+        select distinct on (m.source, x.id) m.source, x.id as target, m.name,
+               ln(${n}::float8 / cardinality(m.ids)) / ln(${n}::float8) as weight
+        from matched m cross join unnest(m.ids) as x(id)
+        where cardinality(m.ids) between 2 and ${cap} and x.id <> m.source
+        order by m.source, x.id, cardinality(m.ids), m.name),
+      links as (
+        ${similar}
+        union all
+        select s.id, p.id, 'precedes', 1.0 / (s.temporal_position - p.temporal_position), null
+        from src s cross join lateral (
+          select m.id, m.temporal_position from memories m
+          where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.temporal_context = s.temporal_context and m.temporal_position < s.temporal_position
+          order by m.temporal_position desc limit 1) p
+        where s.temporal_context is not null
+        union all
+        select s.id, f.id, 'follows', 1.0 / (f.temporal_position - s.temporal_position), null
+        from src s cross join lateral (
+          select m.id, m.temporal_position from memories m
+          where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.temporal_context = s.temporal_context and m.temporal_position > s.temporal_position
+          order by m.temporal_position limit 1) f
+        where s.temporal_context is not null
+        union all
+        select source, target, 'shares_entity', weight, name from (
+          select source, target, weight, name, row_number() over (partition by source order by weight desc, target desc) as rn from shared) r
+        where rn <= ${a.per_relation})
+      insert into memory_associations (tenant_id, mind_id, memory_id, target_id, relation, weight, via)
+      select ${t}, ${mindId}, source, target, relation, least(1, greatest(0, weight)), via from links
+      on conflict do nothing`.execute(tx.trx);
+    await sql`update memories set associated_at = now() where tenant_id = ${t} and id = any(${ids}::uuid[])`.execute(tx.trx);
+    return Number(result.numAffectedRows ?? 0n);
+  }
+
+  /**
+   * A memory's links, both directions (a link found from the other memory is shown with its
+   * relation as seen from this one), strongest first (then relation, then the other memory's id,
+   * newest first), after `cursor`; `relation` narrows them to one relation.
+   */
+  @GenerateSql({ params: [M, SAMPLE.uuid2, { limit: SAMPLE.limit }] }, { name: 'after a cursor', params: [M, SAMPLE.uuid2, { limit: SAMPLE.limit, relation: 'similar_to', after: { weight: 0.5, memory_id: M, relation: 'similar_to' } }] })
+  async list(tx: TenantTx, mindId: string, memoryId: string, page: { limit: number; relation?: AssociationRelation; after?: AssociationCursor }): Promise<AssociationRow[]> {
+    const t = tx.tenantId;
+    const after = page.after ? sql`and (l.weight, l.relation, l.memory_id) < (${page.after.weight}::float8, ${page.after.relation}::text, ${page.after.memory_id}::uuid)` : sql``;
+    const relation = page.relation ? sql`and l.relation = ${page.relation}` : sql``;
+    const { rows } = await sql<AssociationRow>`
+      select l.memory_id::text as memory_id, l.relation, l.weight, l.via, l.direction, l.created_at from (
+        select distinct on (x.memory_id, x.relation) x.* from (
+          select a.target_id as memory_id, a.relation, a.weight, a.via, 'out' as direction, a.created_at from memory_associations a
+          where a.tenant_id = ${t} and a.memory_id = ${memoryId} and a.mind_id = ${mindId}
+          union all
+          select a.memory_id, ${INVERSE_RELATION_SQL}, a.weight, a.via, 'in', a.created_at from memory_associations a
+          where a.tenant_id = ${t} and a.target_id = ${memoryId} and a.mind_id = ${mindId}) x
+        order by x.memory_id, x.relation, x.weight desc, x.direction desc) l
+      where true ${relation} ${after}
+      order by l.weight desc, l.relation desc, l.memory_id desc
+      limit ${page.limit}`.execute(tx.trx);
+    return rows;
+  }
+
+  /**
+   * Each memory's association strength signals: the weights of its strongest links (both
+   * directions), at most three a memory (libs/memory associationStrength averages them).
+   */
+  @GenerateSql({ params: [[M]] })
+  async strongestWeights(tx: TenantTx, ids: readonly string[]): Promise<Map<string, number[]>> {
+    const t = tx.tenantId;
+    const { rows } = await sql<{ id: string; weights: number[] }>`
+      select i.id::text as id, array(
+        select w from (
+          select a.weight as w from memory_associations a where a.tenant_id = ${t} and a.memory_id = i.id
+          union all
+          select a.weight from memory_associations a where a.tenant_id = ${t} and a.target_id = i.id) x
+        order by w desc limit 3) as weights
+      from unnest(${ids}::uuid[]) as i(id)`.execute(tx.trx);
+    return new Map(rows.map((r) => [r.id, r.weights]));
+  }
+
+  /**
+   * The mind's graph in two counts: its links, and its memories whose links are not built yet
+   * (new or changed, awaiting the association job; those still waiting for a vector included).
+   */
+  @GenerateSql({ params: [M] })
+  async counts(tx: TenantTx, mindId: string): Promise<{ links: number; unlinked: number }> {
+    const t = tx.tenantId;
+    const { rows } = await sql<{ links: number; unlinked: number }>`
+      select (select count(*)::int from memory_associations where tenant_id = ${t} and mind_id = ${mindId}) as links,
+             (select count(*)::int from memories where tenant_id = ${t} and mind_id = ${mindId} and associated_at is null) as unlinked`.execute(tx.trx);
+    return rows[0] ?? { links: 0, unlinked: 0 };
+  }
+}
