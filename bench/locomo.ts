@@ -18,6 +18,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { countTokens } from 'gpt-tokenizer';
+import pg from 'pg';
 import bm25 from 'wink-bm25-text-search';
 import nlp from 'wink-nlp-utils';
 import { HashingEmbedder } from '@engram/embeddings';
@@ -36,9 +37,15 @@ const { values: args } = parseArgs({
     settings: { type: 'string' },
     // The association graph (issue 19): wait until the association job has linked each
     // conversation's memories before its questions (the server must run the job, e.g.
-    // ASSOCIATIONS_INTERVAL_MS=1000), and search each question in a second tenant with the
-    // expansion off too (account `plain-<email>`), on the same turns in the same run.
+    // ASSOCIATIONS_INTERVAL_MS=1000).
     associations: { type: 'boolean', default: false },
+    // With --associations: search each question in a second tenant with the expansion off too
+    // (account `plain-<email>`), on the same turns in the same run.
+    compare: { type: 'boolean', default: false },
+    // PostgreSQL mode: the database's owner URL, to ANALYZE memories and their links after each
+    // conversation is loaded (and linked). A server without autovacuum (the shared test server
+    // here) otherwise plans every search with the statistics of a nearly empty table.
+    analyze: { type: 'string' },
   },
 });
 
@@ -144,6 +151,16 @@ async function linked(headers: Headers): Promise<void> {
   }
 }
 
+async function analyze(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('analyze memories, memory_associations');
+  } finally {
+    await client.end();
+  }
+}
+
 async function applySettings(auth: Headers, settings: unknown): Promise<void> {
   const res = await api('PATCH', '/v1/tenant/settings/lifecycle', auth, settings);
   if (res.status !== 200) fail(`the settings answered ${res.status}: ${JSON.stringify(res.body)}`);
@@ -179,7 +196,7 @@ async function main(): Promise<void> {
   const settings = (args.settings ? JSON.parse(args.settings) : {}) as Record<string, Record<string, unknown>>;
   if (args.settings) await applySettings(auth, settings);
   // The same settings with the expansion off, in a tenant of its own.
-  const plainAuth = args.associations ? await signIn(`plain-${args.email}`) : null;
+  const plainAuth = args.associations && args.compare ? await signIn(`plain-${args.email}`) : null;
   if (plainAuth) await applySettings(plainAuth, { ...settings, associations: { ...(settings.associations ?? {}), expand: false } });
   const items: Item[] = [];
   let skippedEvidence = 0;
@@ -192,6 +209,7 @@ async function main(): Promise<void> {
       await linked(headers);
       if (plainHeaders) await linked(plainHeaders);
     }
+    if (args.analyze) await analyze(args.analyze);
     const known = new Set(c.turns.map((t) => t.diaId));
     const tokensOf = c.turns.map((t) => countTokens(t.content));
     const asRanking = (turnIndexes: number[]): Ranking => ({ results: turnIndexes.map((i) => ({ turns: [c.turns[i]?.diaId ?? ''], tokens: tokensOf[i] ?? 0 })) });

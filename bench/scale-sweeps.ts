@@ -34,3 +34,29 @@ export async function runSweeps(appUrl: string, tenants: Tenant[], memories: num
   await app.close();
   return out;
 }
+
+/**
+ * The association graph built over every tenant (issue 19): AssociationJob.run per tenant, in
+ * this process (the worker's code, from dist), timed. The seeded memories have never been linked.
+ * @returns memories linked, links written, seconds, memories linked per second
+ */
+export async function runAssociations(appUrl: string, tenants: Tenant[]): Promise<Record<string, number>> {
+  const { createApp } = (await import(`${ROOT}/dist/apps/api/src/create-app.js`)) as typeof import('../apps/api/src/create-app');
+  const { AssociationJob } = (await import(`${ROOT}/dist/libs/jobs/src/index.js`)) as typeof import('@engram/jobs');
+  const config = loadConfig({ DATABASE_URL: appUrl, JWT_SECRET, LOG_LEVEL: 'silent', ...NO_SCHEDULES });
+  const app = await createApp(config);
+  await app.init();
+  const job = app.get(AssociationJob);
+  const t0 = Date.now();
+  let linked = 0;
+  let links = 0;
+  for (const t of tenants) {
+    const report = await job.run(t.id);
+    linked += report.linked ?? 0;
+    links += report.links ?? 0;
+  }
+  const seconds = (Date.now() - t0) / 1000;
+  await app.close();
+  log(`association graph over ${tenants.length} tenants: ${linked} memories linked, ${links} links, ${seconds.toFixed(1)} s`);
+  return { linked, links, seconds: +seconds.toFixed(1), memories_linked_per_second: Math.round(linked / seconds) };
+}

@@ -7,7 +7,7 @@
  *   npm run bench:scale -- --file ../shared/bench-data/locomo-dev.json --tenants 1000 --per-tenant 1000
  *     [--seconds 15] [--connections 4] [--write-connections 16] [--queries 500] [--ann-queries 100]
  *     [--corpus distinct|repeated] [--corpus-seed 16001]
- *     [--sweeps] [--reuse] [--citus] [--only search,vector,recall,write,ann|seed-only] [--profile DIR] [--json out.json]
+ *     [--sweeps] [--associations] [--reuse] [--citus] [--only search,vector,recall,write,ann|seed-only] [--profile DIR] [--json out.json]
  *     [--database-url postgres://postgres@127.0.0.1:5432/postgres] [--port 3950]
  *
  * Seeds a scratch database `engram_bench_scale_<shape>_distinct` (`engram_bench_scale_<shape>`
@@ -53,7 +53,7 @@ import { inParallel, log, startApi, tenant, type Tenant } from './scale-api';
 import { ownItems, phase, type Load, type Phase } from './scale-phase';
 import { topFunctions } from './scale-profile';
 import { CATEGORIES, TAGS, memorySizes, scratchDatabase, seedMemories } from './scale-seed';
-import { runSweeps } from './scale-sweeps';
+import { runAssociations, runSweeps } from './scale-sweeps';
 import { CORPORA, DistinctCorpus, readCorpusSource, repeatedTexts, type CorpusKind } from './corpus';
 import { failure, locomoCorpus, prng, scratchUrls } from './support';
 
@@ -74,6 +74,8 @@ const { values: args } = parseArgs({
     corpus: { type: 'string', default: 'distinct' },
     'corpus-seed': { type: 'string', default: '16001' },
     sweeps: { type: 'boolean', default: false },
+    // Build the association graph over every tenant after the load phases, timed (issue 19).
+    associations: { type: 'boolean', default: false },
     reuse: { type: 'boolean', default: false },
     /** `--database-url` is a Citus coordinator (scripts/citus-cluster.sh url): the scratch database is made on every node and distributed by tenant. */
     citus: { type: 'boolean', default: false },
@@ -190,6 +192,8 @@ async function main(): Promise<void> {
   await once(child, 'exit');
 
   const hot = args.profile ? await topFunctions(args.profile) : undefined;
+  const associations = args.associations ? await runAssociations(urls.app, tenants) : undefined;
+  if (associations) log(`associations: ${JSON.stringify(associations)}`);
   let sweeps: Record<string, number> | undefined;
   if (args.sweeps) {
     // The write phases added memories: the sweeps go over all of them.
@@ -197,7 +201,7 @@ async function main(): Promise<void> {
     sweeps = await runSweeps(urls.app, tenants, now[0]?.n ?? 0);
   }
 
-  const out = { shape, citus, corpus: corpusKind, profile: hot, tenants: tenantCount, per_tenant: perTenant, connections: Number(args.connections), seconds: Number(args.seconds), date: new Date().toISOString(), sizes, seed, phases, ann, sweeps };
+  const out = { shape, citus, corpus: corpusKind, profile: hot, tenants: tenantCount, per_tenant: perTenant, connections: Number(args.connections), seconds: Number(args.seconds), date: new Date().toISOString(), sizes, seed, phases, ann, associations, sweeps };
   process.stdout.write(`\n${shape}${citus ? ' on Citus' : ''}: ${sizes.memories} memories; table ${(sizes.table_bytes / 1048576).toFixed(0)} MB, ivfflat ${(sizes.vector_index_bytes / 1048576).toFixed(0)} MB, text index ${(sizes.text_index_bytes / 1048576).toFixed(0)} MB; ${args.connections} connections, ${args.seconds} s a phase\n`);
   process.stdout.write('| phase | clients | requests | errors | foreign | req/s | memories/s | p50 ms | p95 ms | p99 ms | API CPU % | API RSS MB |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n');
   for (const p of phases) process.stdout.write(`| ${p.phase} | ${p.connections} | ${p.requests} | ${p.errors} | ${p.foreign} | ${p.rps} | ${p.phase.startsWith('keyed') ? p.memories_per_s : '-'} | ${p.p50_ms} | ${p.p95_ms} | ${p.p99_ms} | ${p.api_cpu_pct} | ${p.api_rss_mb} |\n`);

@@ -5,23 +5,24 @@ import { RequestEmbedder } from '@engram/embeddings';
 import { ImportanceScorer } from '@engram/llm';
 import {
   advanceStm,
+  associationStrength,
   attend,
+  type ConsolidationTrigger,
   contentWords,
   enterStm,
   entryScore,
   episodeImportance,
   episodeMemory,
   immediateTriggers,
-  repeatsMemory,
-  stmContent,
-  stmDecision,
-  withoutSpeakers,
-  wordSimilarity,
-  type ConsolidationTrigger,
   type ImportanceResult,
   type LifecycleConfig,
+  repeatsMemory,
   type SourcedStmEntry,
+  stmContent,
+  stmDecision,
   type StmMessage,
+  withoutSpeakers,
+  wordSimilarity,
 } from '@engram/memory';
 import { HybridSearch } from './hybrid-search.service';
 import { LifecycleSettings } from './lifecycle-settings.service';
@@ -278,16 +279,18 @@ export class ConversationStream {
   private async similar(tx: TenantTx, scope: MemoryScope, content: string, config: LifecycleConfig) {
     // Without the speakers: every episode names one, and "user" would match them all.
     const query = { q: (withoutSpeakers(content).trim() || content).slice(0, 1000), mode: 'any' as const, vector: null, filter: {}, limit: SIMILAR_CANDIDATES };
-    const hits = await this.search.search(tx, scope.mindId, query, config, { access: false, statistics: 'uncounted' });
+    const hits = await this.search.search(tx, scope.mindId, query, config, { access: false, statistics: 'uncounted', associations: false });
     return hits.map((h) => h.row);
   }
 
-  /** How strongly a new entry ties to what the mind already holds: its closest STM entry or memory, 0..1. */
+  /**
+   * How strongly a new entry ties to what the mind already holds, 0..1: seed 000's association
+   * strength by the graph's rule (libs/memory associationStrength, docs/design.md §6.8), over the
+   * `similar_to` links the entry would get, weighed by word similarity (it has no vector yet) to
+   * the STM entries and the mind's best matches.
+   */
   private association(words: Set<string>, buffer: readonly SourcedStmEntry[], memories: readonly { content: string }[]): number {
-    let best = 0;
-    for (const e of buffer) best = Math.max(best, wordSimilarity(words, e.content));
-    for (const m of memories) best = Math.max(best, wordSimilarity(words, m.content));
-    return best;
+    return associationStrength([...buffer.map((e) => wordSimilarity(words, e.content)), ...memories.map((m) => wordSimilarity(words, m.content))]);
   }
 
   /**

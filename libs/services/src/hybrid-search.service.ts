@@ -91,13 +91,15 @@ export class HybridSearch {
    *   is neither read nor written (every lexeme weighs alike): for a writer looking for what it
    *   is about to duplicate while the mind grows under it (the conversation stream), whose counts
    *   would be stale for every search after it
+   * @param options.associations false: the association graph is not followed (a writer looking
+   *   for near-duplicates wants what the text says, not what it is linked to)
    */
   async search(
     tx: TenantTx,
     mindId: string,
     query: HybridQuery,
     config: LifecycleConfig,
-    options: { access?: boolean; statistics?: 'counted' | 'uncounted' } = {},
+    options: { access?: boolean; statistics?: 'counted' | 'uncounted'; associations?: boolean } = {},
   ): Promise<HybridHit[]> {
     const r = config.retrieval;
     const counted = options.statistics !== 'uncounted';
@@ -117,7 +119,7 @@ export class HybridSearch {
       minVectorSimilarity: r.min_vector_similarity,
       reach: NEIGHBOUR_REACH,
       retention: { config, now },
-      associations: config.associations.expand ? { from: config.associations.expand_from, per: config.associations.per_relation } : undefined,
+      associations: config.associations.expand && options.associations !== false ? { from: config.associations.expand_from, per: config.associations.per_relation } : undefined,
     });
     // Document frequencies change slowly: keep them until the size is counted again rather than
     // count them per query.
