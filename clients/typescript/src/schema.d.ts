@@ -195,6 +195,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/memory/{id}/associations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a memory's associations (typed, weighted links to other memories) */
+        get: operations["MemoryController_associations_v1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/memory/{id}/history": {
         parameters: {
             query?: never;
@@ -705,6 +722,46 @@ export interface components {
             stm_capacity: number;
             stm_size: number;
         };
+        AssociationPageDto_Output: {
+            /** @description strongest first */
+            items: {
+                /**
+                 * Format: date-time
+                 * @description when the link was built (a generalisation link: when its semantic memory was written)
+                 */
+                created_at: string;
+                /**
+                 * @description out: found from this memory (or kept in its association_graph); in: found from the other one, its relation turned to this memory's side
+                 * @enum {string}
+                 */
+                direction: "out" | "in";
+                /** @description the other memory, in short (GET /v1/memory/{id} reads it in full, as an access) */
+                memory: {
+                    /** @enum {string} */
+                    category: "identity" | "preference" | "fact" | "project" | "skill" | "mistake" | "context" | "note";
+                    content: string;
+                    /** Format: uuid */
+                    id: string;
+                    key: string;
+                    /** @enum {string} */
+                    memory_type: "stm" | "episodic" | "semantic" | "procedural" | "working";
+                    /** Format: date-time */
+                    occurred_at: string;
+                };
+                /**
+                 * @description what the other memory is to this one: similar_to (close in meaning), precedes / follows (came just before / after it in the same temporal_context), shares_entity (names the same rare thing, see via), causes / effects, generalises (the semantic memory this episode was generalised into), generalised_into (an episode this semantic memory generalises)
+                 * @enum {string}
+                 */
+                relation: "similar_to" | "precedes" | "follows" | "shares_entity" | "causes" | "effects" | "generalises" | "generalised_into";
+                /** @description the named thing shared, lower-cased (shares_entity); else null */
+                via: string | null;
+                /** @description 0..1: cosine similarity (similar_to), 1 / gap in temporal_position (precedes, follows), the named thing's rarity in the mind (shares_entity), 1 (generalisation links) */
+                weight: number;
+            }[];
+            /** Format: uuid */
+            memory_id: string;
+            next_cursor: string | null;
+        };
         BatchDto: {
             items: {
                 /** @enum {string} */
@@ -866,6 +923,22 @@ export interface components {
         LifecycleSettingsDto_Output: {
             /** @description the full config in force: the defaults merged with the overrides */
             effective: {
+                associations: {
+                    build: boolean;
+                    entity_max_share: number;
+                    expand: boolean;
+                    expand_from: number;
+                    per_relation: number;
+                    similar_min: number;
+                    weights: {
+                        causes: number;
+                        effects: number;
+                        follows: number;
+                        precedes: number;
+                        shares_entity: number;
+                        similar_to: number;
+                    };
+                };
                 consolidation: {
                     near_duplicate_similarity: number;
                     sleep_cycle_min_seconds: number;
@@ -1215,6 +1288,10 @@ export interface components {
         MemoryStatsDto_Output: {
             /** Format: date-time */
             as_of: string;
+            associations: {
+                links: number;
+                unlinked: number;
+            };
             by_layer: {
                 long_term: number;
                 short_term: number;
@@ -1511,6 +1588,22 @@ export interface components {
         SavedLifecycleSettingsDto_Output: {
             /** @description the full config in force: the defaults merged with the overrides */
             effective: {
+                associations: {
+                    build: boolean;
+                    entity_max_share: number;
+                    expand: boolean;
+                    expand_from: number;
+                    per_relation: number;
+                    similar_min: number;
+                    weights: {
+                        causes: number;
+                        effects: number;
+                        follows: number;
+                        precedes: number;
+                        shares_entity: number;
+                        similar_to: number;
+                    };
+                };
                 consolidation: {
                     near_duplicate_similarity: number;
                     sleep_cycle_min_seconds: number;
@@ -1694,6 +1787,14 @@ export interface components {
                 expires_at: string | null;
                 /** @description with ?explain=true: how the score came about */
                 explain?: {
+                    /** @description the links (association graph, one hop) through which other hits gave this one score: from which memory, what this one is to it, the link weight 0..1 */
+                    associations: {
+                        /** Format: uuid */
+                        from: string;
+                        /** @enum {string} */
+                        relation: "similar_to" | "precedes" | "follows" | "shares_entity" | "causes" | "effects";
+                        weight: number;
+                    }[];
                     forgotten_factor: number;
                     importance_factor: number;
                     priority_factor: number;
@@ -3096,6 +3197,90 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    MemoryController_associations_v1: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                relation?: "similar_to" | "precedes" | "follows" | "shares_entity" | "causes" | "effects" | "generalises" | "generalised_into";
+            };
+            header?: {
+                /** @description the mind to act on; required with a user JWT or a service key */
+                "X-Mind-Id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssociationPageDto_Output"];
+                };
             };
             /** @description bad input: `message` and `errors[].field` name each bad field */
             400: {

@@ -237,7 +237,13 @@ select
   l.weight,
   l.via,
   l.direction,
-  l.created_at
+  l.created_at,
+  o.category,
+  o.key,
+  o.content,
+  o.content_z,
+  o.memory_type,
+  o.occurred_at
 from
   (
     select distinct
@@ -284,6 +290,9 @@ from
       x.weight desc,
       x.direction desc
   ) l
+  join memories o on o.tenant_id = $7
+  and o.mind_id = $8
+  and o.id = l.memory_id
 where
   true
 order by
@@ -291,16 +300,22 @@ order by
   l.relation desc,
   l.memory_id desc
 limit
-  $7;
+  $9;
 
--- AssociationsRepository.list (after a cursor)
+-- AssociationsRepository.list (generalisation links, after a cursor)
 select
   l.memory_id::text as memory_id,
   l.relation,
   l.weight,
   l.via,
   l.direction,
-  l.created_at
+  l.created_at,
+  o.category,
+  o.key,
+  o.content,
+  o.content_z,
+  o.memory_type,
+  o.occurred_at
 from
   (
     select distinct
@@ -340,6 +355,22 @@ from
           a.tenant_id = $4
           and a.target_id = $5
           and a.mind_id = $6
+        union all
+        select
+          g.memory_id,
+          g.relation,
+          1::float8,
+          null::text,
+          'out',
+          case g.relation
+            when 'generalises' then m.created_at
+            else $7::timestamptz
+          end
+        from
+          unnest($8::uuid[], $9::text[]) as g (memory_id, relation)
+          join memories m on m.tenant_id = $10
+          and m.mind_id = $11
+          and m.id = g.memory_id
       ) x
     order by
       x.memory_id,
@@ -347,16 +378,19 @@ from
       x.weight desc,
       x.direction desc
   ) l
+  join memories o on o.tenant_id = $12
+  and o.mind_id = $13
+  and o.id = l.memory_id
 where
   true
-  and l.relation = $7
-  and (l.weight, l.relation, l.memory_id) < ($8::float8, $9::text, $10::uuid)
+  and l.relation = $14
+  and (l.weight, l.relation, l.memory_id) < ($15::float8, $16::text, $17::uuid)
 order by
   l.weight desc,
   l.relation desc,
   l.memory_id desc
 limit
-  $11;
+  $18;
 
 -- AssociationsRepository.strongestWeights
 select

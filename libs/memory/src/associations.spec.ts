@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { DEFAULT_LIFECYCLE, type LifecycleConfig } from './lifecycle/lifecycle-config';
-import { ASSOCIATION_RELATIONS, associationStrength, entityWeight, inverseRelation, namedThings, temporalWeight } from './associations';
+import { ASSOCIATION_RELATIONS, associationStrength, entityWeight, generalisationLinks, inverseRelation, namedThings, temporalWeight } from './associations';
 import { rankHybrid, type Candidate } from './retrieval/hybrid-rank';
 
 describe('namedThings', () => {
@@ -53,6 +53,30 @@ describe('link weights', () => {
     expect(inverseRelation('precedes')).toBe('follows');
     expect(inverseRelation('causes')).toBe('effects');
     expect(inverseRelation('similar_to')).toBe('similar_to');
+  });
+});
+
+describe('generalisationLinks', () => {
+  const E1 = '0190a000-0000-7000-8000-000000000001';
+  const E2 = '0190a000-0000-7000-8000-000000000002';
+  const S = '0190a000-0000-7000-8000-00000000000a';
+
+  it("reads a semantic memory's episodes and an episode's semantic memory, as what the other memory is to this one", () => {
+    expect(generalisationLinks({ generalises: [E1, E2] })).toEqual([
+      { memory_id: E1, relation: 'generalised_into' },
+      { memory_id: E2, relation: 'generalised_into' },
+    ]);
+    expect(generalisationLinks({ generalised_into: S })).toEqual([{ memory_id: S, relation: 'generalises' }]);
+    expect(generalisationLinks({})).toEqual([]);
+  });
+
+  it('leaves out what is not an id (an import may bring any object), repeats and the memory itself', () => {
+    expect(generalisationLinks({ generalises: [E1, E1.toUpperCase(), 'x', 5, null, { id: E2 }, S], generalised_into: ['not', 'a string'] }, S)).toEqual([
+      { memory_id: E1, relation: 'generalised_into' },
+    ]);
+    expect(generalisationLinks({ generalises: E1, generalised_into: 42 })).toEqual([]);
+    for (const graph of [null, [E1], E1, 5]) expect(generalisationLinks(graph)).toEqual([]);
+    fc.assert(fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (graph) => generalisationLinks(graph).every((l) => /^[0-9a-f-]{36}$/.test(l.memory_id))));
   });
 });
 

@@ -14,6 +14,20 @@
 export const ASSOCIATION_RELATIONS = ['similar_to', 'precedes', 'follows', 'shares_entity', 'causes', 'effects'] as const;
 export type AssociationRelation = (typeof ASSOCIATION_RELATIONS)[number];
 
+/**
+ * The generalisation links of `association_graph` (docs/design.md §4.4) as relations, in the
+ * same sense (what the other memory is to this one): `generalises` (the other memory is the
+ * semantic memory this episode was generalised into), `generalised_into` (the other memory is
+ * one of the episodes this semantic memory generalises). Weight 1. Not rows of
+ * `memory_associations`: the API shows them beside its links.
+ */
+export const GENERALISATION_RELATIONS = ['generalises', 'generalised_into'] as const;
+export type GeneralisationRelation = (typeof GENERALISATION_RELATIONS)[number];
+
+/** Every relation a memory's links are shown with (`GET /v1/memory/:id/associations`). */
+export const LINK_RELATIONS = [...ASSOCIATION_RELATIONS, ...GENERALISATION_RELATIONS] as const;
+export type LinkRelation = (typeof LINK_RELATIONS)[number];
+
 /** The relation as seen from the link's target (A precedes B ⇔ B follows A). */
 export function inverseRelation(r: AssociationRelation): AssociationRelation {
   switch (r) {
@@ -28,6 +42,37 @@ export function inverseRelation(r: AssociationRelation): AssociationRelation {
     default:
       return r;
   }
+}
+
+/** A UUID in text (what association_graph's ids are when the consolidation wrote them). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** One generalisation link of a memory: the other memory and what it is to this one. */
+export interface GeneralisationLink {
+  memory_id: string;
+  relation: GeneralisationRelation;
+}
+
+/**
+ * The generalisation links a memory's `association_graph` holds (docs/design.md §4.4): each id of
+ * `generalises` (episodes this semantic memory generalises: `generalised_into` seen from here)
+ * and `generalised_into` (the semantic memory of this episode: `generalises`). Anything else in
+ * the object, and values that are not ids (an import may bring any JSON object), are left out;
+ * ids lower-cased, each once, this memory's own id never; `[]` for a graph that is not an object.
+ */
+export function generalisationLinks(graph: unknown, selfId?: string): GeneralisationLink[] {
+  if (typeof graph !== 'object' || graph === null || Array.isArray(graph)) return [];
+  const fields = graph as Readonly<Record<string, unknown>>;
+  const out = new Map<string, GeneralisationLink>();
+  const add = (value: unknown, relation: GeneralisationRelation) => {
+    if (typeof value !== 'string' || !UUID.test(value)) return;
+    const id = value.toLowerCase();
+    if (id !== selfId?.toLowerCase() && !out.has(`${relation} ${id}`)) out.set(`${relation} ${id}`, { memory_id: id, relation });
+  };
+  const episodes = fields['generalises'];
+  if (Array.isArray(episodes)) for (const id of episodes) add(id, 'generalised_into');
+  add(fields['generalised_into'], 'generalises');
+  return [...out.values()];
 }
 
 /** Words that start sentences or address people without naming a thing (checked lower-cased). */

@@ -1,4 +1,5 @@
-import { decodeCursor, encodeCursor, isUuid, newId, ParseIdPipe } from './ids';
+import { z } from 'zod';
+import { decodeCursor, decodeKeyCursor, encodeCursor, encodeKeyCursor, isUuid, newId, ParseIdPipe } from './ids';
 
 describe('isUuid', () => {
   it('accepts the ids this service issues and any RFC 9562 UUID, in either case', () => {
@@ -25,5 +26,14 @@ describe('ids in paths and cursors', () => {
     const id = newId();
     expect(decodeCursor(encodeCursor(id))).toBe(id);
     expect(() => decodeCursor('bm90LWFuLWlk')).toThrow('cursor: is not a cursor returned by this endpoint');
+  });
+
+  it('a sort-key cursor round-trips; a made-up one, or one of another shape, is a 400 naming cursor', () => {
+    const shape = z.tuple([z.number(), z.string()]);
+    expect(decodeKeyCursor(encodeKeyCursor([0.8312345678901234, 'similar_to']), shape)).toEqual([0.8312345678901234, 'similar_to']);
+    expect(decodeKeyCursor(undefined, shape)).toBeUndefined();
+    for (const bad of ['bm90LWFuLWlk', encodeKeyCursor(['x', 1]), encodeCursor(newId()), '', '%%%']) {
+      expect(() => decodeKeyCursor(bad, shape)).toThrow('cursor: is not a cursor returned by this endpoint');
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
 import { validate } from 'uuid';
+import type { z } from 'zod';
 import { AppError } from '@engram/services';
 
 /**
@@ -38,4 +39,29 @@ export function decodeCursor(cursor: string | undefined): string | undefined {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!isUuid(id)) throw AppError.badField('cursor', 'is not a cursor returned by this endpoint');
   return id.toLowerCase();
+}
+
+/**
+ * Opaque page cursor of a list ordered by more than an id (e.g. a memory's links: weight,
+ * relation, id): the last item's sort key as JSON, base64url.
+ */
+export function encodeKeyCursor(key: readonly (string | number)[]): string {
+  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+/**
+ * The sort key of a cursor from {@link encodeKeyCursor}, checked against `shape`.
+ * @throws AppError 400 naming `cursor` when it is not one this endpoint issued
+ */
+export function decodeKeyCursor<T>(cursor: string | undefined, shape: z.ZodType<T>): T | undefined {
+  if (cursor === undefined) return undefined;
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    key = undefined;
+  }
+  const parsed = shape.safeParse(key);
+  if (!parsed.success) throw AppError.badField('cursor', 'is not a cursor returned by this endpoint');
+  return parsed.data;
 }

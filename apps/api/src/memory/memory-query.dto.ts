@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { DURATION_PATTERN, MEMORY_CATEGORIES, MEMORY_LAYERS, MEMORY_PRIORITIES, MEMORY_TIERS, MEMORY_TYPES, TAGS_MAX, TAG_MAX_LENGTH } from '@engram/memory';
+import { DURATION_PATTERN, LINK_RELATIONS, MEMORY_CATEGORIES, MEMORY_LAYERS, MEMORY_PRIORITIES, MEMORY_TIERS, MEMORY_TYPES, TAGS_MAX, TAG_MAX_LENGTH } from '@engram/memory';
 
 import { booleanParam, enumParam, isoDateTime, limitParam, once, tagFilter, textParam } from '../common/zod-fields';
 
@@ -84,3 +84,15 @@ export const RecallQuerySchema = z
   .strict();
 export class RecallQueryDto extends createZodDto(RecallQuerySchema) {}
 export type RecallQuery = z.infer<typeof RecallQuerySchema>;
+
+/** `GET /memory/:id/associations`: a page of the memory's links, optionally of one relation. */
+export const AssociationsQuerySchema = z
+  .object({
+    /** Only links of this relation (what the other memory is to this one). */
+    relation: enumParam(LINK_RELATIONS).optional(),
+    limit: limitParam(100, 20),
+    cursor: once(z.string({ message: 'must be a cursor returned by this endpoint' })).optional(),
+  })
+  .strict();
+export class AssociationsQueryDto extends createZodDto(AssociationsQuerySchema) {}
+export type AssociationsQuery = z.infer<typeof AssociationsQuerySchema>;

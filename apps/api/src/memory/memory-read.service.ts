@@ -1,14 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '@engram/config';
-import { MemoriesRepository, MemoryVersionsRepository, TenantDb, type MemoryFilter, type MemoryRow } from '@engram/db';
-import { formatRecall, normalizeTags, packRecall, parseDuration, type MemoryCategory, type MemoryLayer, type MemoryPriority, type MemoryTier } from '@engram/memory';
+import { AssociationsRepository, MemoriesRepository, MemoryVersionsRepository, TenantDb, type AssociationCursor, type MemoryFilter, type MemoryRow } from '@engram/db';
+import { formatRecall, generalisationLinks, LINK_RELATIONS, normalizeTags, packRecall, parseDuration, type MemoryCategory, type MemoryLayer, type MemoryPriority, type MemoryTier } from '@engram/memory';
 import { countTokens } from 'gpt-tokenizer';
 import { AppError, HybridSearch, LifecycleSettings, MindAccess } from '@engram/services';
-import { decodeCursor, encodeCursor } from '../common/ids';
+import { z } from 'zod';
+import { decodeCursor, decodeKeyCursor, encodeCursor, encodeKeyCursor, isUuid } from '../common/ids';
 import type { MemoryScope } from './memory-scope';
-import { memoryView, versionView } from './memory.view';
+import { associationView, memoryView, versionView } from './memory.view';
 import { retentionView } from './retention.view';
-import type { RecallQuery, SearchQuery } from './memory.dto';
+import type { AssociationsQuery, RecallQuery, SearchQuery } from './memory.dto';
+
+/** A links page's cursor: the last link's weight, relation and other memory (the list's order). */
+const LINK_CURSOR = z.tuple([z.number().min(0).max(1), z.enum(LINK_RELATIONS), z.string().refine(isUuid)]);
 
 /** Memories a budgeted or question recall chooses from. */
 const RECALL_CANDIDATES = 200;
@@ -31,7 +35,7 @@ export interface ListQuery {
  *
  * A GET by id, each search hit and each recall entry is an access (docs/design.md §5): one set-based
  * statement per request records them (count, due review, reinforcement, promotion). Lists,
- * tag look-ups, history and retention views only look.
+ * tag look-ups, history, retention views and a memory's links only look.
  */
 @Injectable()
 export class MemoryReadService {
@@ -40,6 +44,7 @@ export class MemoryReadService {
     private readonly minds: MindAccess,
     private readonly memories: MemoriesRepository,
     private readonly versions: MemoryVersionsRepository,
+    private readonly links: AssociationsRepository,
     private readonly settings: LifecycleSettings,
     private readonly hybrid: HybridSearch,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -150,6 +155,35 @@ export class MemoryReadService {
       return this.versions.list(tx, scope.mindId, id);
     });
     return { memory_id: id, items: rows.map(versionView) };
+  }
+
+  /**
+   * A page of a memory's links (docs/design.md §6.8; seed 000 associations): its association
+   * graph both ways and its generalisation links, strongest first, `{memory_id, items:
+   * [{relation, weight 0..1, via, direction, created_at, memory: {id, category, key, content,
+   * memory_type, occurred_at}}], next_cursor}` (null on the last page). Not an access, of it or
+   * of the memories it links to.
+   *
+   * @throws AppError 404 for a memory not in the scope's mind (unknown, another mind's or
+   *   tenant's); 400 naming `cursor` for one this endpoint did not issue
+   */
+  async associations(scope: MemoryScope, id: string, query: AssociationsQuery) {
+    const cursor = decodeKeyCursor(query.cursor, LINK_CURSOR);
+    const after: AssociationCursor | undefined = cursor && { weight: cursor[0], relation: cursor[1], memory_id: cursor[2].toLowerCase() };
+    const rows = await this.tenantDb.run(scope.tenantId, async (tx) => {
+      await this.minds.require(tx, scope);
+      const memory = await this.memories.findById(tx, scope.mindId, id);
+      if (!memory) throw AppError.notFound('memory');
+      const generalisations = { links: generalisationLinks(memory.association_graph, memory.id), created: memory.created_at };
+      return this.links.list(tx, scope.mindId, id, { limit: query.limit + 1, relation: query.relation, after, generalisations });
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      memory_id: id,
+      items: page.map(associationView),
+      next_cursor: rows.length > query.limit && last ? encodeKeyCursor([last.weight, last.relation, last.memory_id]) : null,
+    };
   }
 
   /**

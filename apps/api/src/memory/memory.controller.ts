@@ -9,6 +9,8 @@ import { MemoryReadService } from './memory-read.service';
 import { CurrentMemoryScope, type MemoryScope } from './memory-scope';
 import { MemoryWriteService } from './memory-write.service';
 import {
+  AssociationPageDto,
+  AssociationsQueryDto,
   BatchDto,
   BatchResultDto,
   ByTagQueryDto,
@@ -160,6 +162,23 @@ export class MemoryController {
   @ZodResponse({ status: 200, type: RetentionCardDto, description: 'retention card with a 30-day forecast' })
   retention(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
     return this.reads.retention(scope, id);
+  }
+
+  /**
+   * The memory's links (the association graph, docs/design.md §6.8; seed 000 associations): the
+   * memories it is similar to, came before or after in its temporal context, shares a rare named
+   * thing with (`via`), and its generalisation links (association_graph), each with the relation
+   * the other memory is to this one, a weight 0..1 and the other memory in short; strongest
+   * first, `limit` (1..100, default 20) a page, `next_cursor` for the next. `relation` keeps one
+   * relation. Built in the background: a new or changed memory has none until the association job
+   * has run (`GET /v1/memory/stats` counts those as `associations.unlinked`). Not an access.
+   */
+  @ServiceKeyScopeNeeded('memories:read')
+  @Get(':id/associations')
+  @Documented({ summary: "List a memory's associations (typed, weighted links to other memories)", errors: [400, 403, 404] })
+  @ZodResponse({ status: 200, type: AssociationPageDto })
+  associations(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string, @Query() query: AssociationsQueryDto) {
+    return this.reads.associations(scope, id, query);
   }
 
   /** Every version of the memory, newest first. */

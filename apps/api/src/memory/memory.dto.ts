@@ -1,12 +1,14 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { ASSOCIATION_RELATIONS, BATCH_MAX_ITEMS, IMPORTANCE_PATHS, MEMORY_LAYERS, MEMORY_TIERS } from '@engram/memory';
+import { ASSOCIATION_RELATIONS, BATCH_MAX_ITEMS, IMPORTANCE_PATHS, LINK_RELATIONS, MEMORY_LAYERS, MEMORY_TIERS } from '@engram/memory';
 
 import { isoDateTime } from '../common/zod-fields';
 import { memoryField } from './memory-fields';
 
 // The query strings live in memory-query.dto.ts; re-exported so `./memory.dto` stays the one import.
 export {
+  AssociationsQueryDto,
+  AssociationsQuerySchema,
   ByTagQueryDto,
   ByTagQuerySchema,
   ExpiringQueryDto,
@@ -17,6 +19,7 @@ export {
   RecallQuerySchema,
   SearchQueryDto,
   SearchQuerySchema,
+  type AssociationsQuery,
   type RecallQuery,
   type SearchQuery,
 } from './memory-query.dto';
@@ -165,6 +168,36 @@ export const SearchResultSchema = z.object({
   ),
 });
 export class SearchResultDto extends createZodDto(SearchResultSchema) {}
+
+/**
+ * One link of a memory (`GET /memory/:id/associations`; docs/design.md §6.8): the other memory in
+ * short, what it is to this one, and how strongly.
+ */
+export const AssociationViewSchema = z.object({
+  relation: z
+    .enum(LINK_RELATIONS)
+    .describe(
+      'what the other memory is to this one: similar_to (close in meaning), precedes / follows (came just before / after it in the same temporal_context), ' +
+        'shares_entity (names the same rare thing, see via), causes / effects, generalises (the semantic memory this episode was generalised into), ' +
+        'generalised_into (an episode this semantic memory generalises)',
+    ),
+  weight: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe('0..1: cosine similarity (similar_to), 1 / gap in temporal_position (precedes, follows), the named thing\'s rarity in the mind (shares_entity), 1 (generalisation links)'),
+  via: z.string().nullable().describe('the named thing shared, lower-cased (shares_entity); else null'),
+  direction: z.enum(['out', 'in']).describe("out: found from this memory (or kept in its association_graph); in: found from the other one, its relation turned to this memory's side"),
+  created_at: isoDateTime.describe('when the link was built (a generalisation link: when its semantic memory was written)'),
+  memory: MemoryViewSchema.pick({ id: true, category: true, key: true, content: true, memory_type: true, occurred_at: true }).describe('the other memory, in short (GET /v1/memory/{id} reads it in full, as an access)'),
+});
+
+export const AssociationPageSchema = z.object({
+  memory_id: z.uuid(),
+  items: z.array(AssociationViewSchema).describe('strongest first'),
+  next_cursor: z.string().nullable(),
+});
+export class AssociationPageDto extends createZodDto(AssociationPageSchema) {}
 
 export const WriteStatusSchema = z.enum(['created', 'updated', 'unchanged']);
 

@@ -1,4 +1,4 @@
-import type { MemoryRow, MemoryVersionRow } from '@engram/db';
+import type { AssociationRow, MemoryRow, MemoryVersionRow } from '@engram/db';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
@@ -41,5 +41,17 @@ export function versionView(row: MemoryVersionRow) {
     actor_type: row.actor_type,
     actor_id: row.actor_id,
     created_at: row.created_at.toISOString(),
+  };
+}
+
+/** One link of a memory: what the other memory is to it, how strongly, and the other memory in short. */
+export function associationView(row: AssociationRow) {
+  return {
+    relation: row.relation,
+    weight: row.weight,
+    via: row.via,
+    direction: row.direction,
+    created_at: row.created_at.toISOString(),
+    memory: { id: row.memory_id, category: row.category, key: row.key, content: row.content, memory_type: row.memory_type, occurred_at: row.occurred_at.toISOString() },
   };
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import type { AssociationRelation, LifecycleConfig } from '@engram/memory';
+import type { GeneralisationLink, LifecycleConfig, LinkRelation, MemoryCategory, MemoryType } from '@engram/memory';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { TenantTx } from '../tenant-db';
 
@@ -18,25 +18,36 @@ export interface LinkSource {
   names: readonly string[];
 }
 
-/** One link as the API shows it: the other memory, what it is to this one, and how strongly. */
+/**
+ * One link as the API shows it: the other memory, what it is to this one, how strongly, and the
+ * other memory's short view (its category, key, full content, type and event time).
+ */
 export interface AssociationRow {
   /** The other memory. */
   memory_id: string;
-  relation: AssociationRelation;
-  /** 0..1 */
+  relation: LinkRelation;
+  /** 0..1 (1 for a generalisation link). */
   weight: number;
   /** The named thing shared (shares_entity), else null. */
   via: string | null;
-  /** `out`: found from this memory; `in`: found from the other one (the relation as seen from here). */
+  /** `out`: found from this memory (or held in its association_graph); `in`: found from the other one (the relation as seen from here). */
   direction: 'out' | 'in';
+  /** When the link was built (a generalisation link: when its semantic memory was written). */
   created_at: Date;
+  category: MemoryCategory;
+  key: string;
+  /** The full text (a compacted memory's inflated by CompactContentPlugin). */
+  content: string;
+  content_z: Uint8Array | null;
+  memory_type: MemoryType;
+  occurred_at: Date;
 }
 
-/** Where a page of links ends: the last link's weight and other memory. */
+/** Where a page of links ends: the last link's weight, relation and other memory (the list's order). */
 export interface AssociationCursor {
   weight: number;
   memory_id: string;
-  relation: string;
+  relation: LinkRelation;
 }
 
 /** The relation as seen from the link's target, in SQL (libs/memory inverseRelation). */
@@ -155,24 +166,51 @@ export class AssociationsRepository {
   }
 
   /**
-   * A memory's links, both directions (a link found from the other memory is shown with its
-   * relation as seen from this one), strongest first (then relation, then the other memory's id,
-   * newest first), after `cursor`; `relation` narrows them to one relation.
+   * A page of a memory's links, both directions (a link found from the other memory is shown with
+   * its relation as seen from this one; a pair linked both ways once, the stronger), with the
+   * memory's `generalisations` (`links`: libs/memory generalisationLinks of its
+   * association_graph, weight 1, kept only where the other memory is in the mind; `created`: the
+   * memory's created_at), each with the other memory's short view; strongest first, then
+   * relation, then the other memory's id, all descending; after `after`; `relation` narrows them
+   * to one relation. Reads only (no access recorded).
    */
-  @GenerateSql({ params: [M, SAMPLE.uuid2, { limit: SAMPLE.limit }] }, { name: 'after a cursor', params: [M, SAMPLE.uuid2, { limit: SAMPLE.limit, relation: 'similar_to', after: { weight: 0.5, memory_id: M, relation: 'similar_to' } }] })
-  async list(tx: TenantTx, mindId: string, memoryId: string, page: { limit: number; relation?: AssociationRelation; after?: AssociationCursor }): Promise<AssociationRow[]> {
+  @GenerateSql(
+    { params: [M, SAMPLE.uuid2, { limit: SAMPLE.limit }] },
+    {
+      name: 'generalisation links, after a cursor',
+      params: [M, SAMPLE.uuid2, { limit: SAMPLE.limit, relation: 'similar_to', after: { weight: 0.5, memory_id: M, relation: 'similar_to' }, generalisations: { links: [{ memory_id: M, relation: 'generalises' }], created: SAMPLE.date } }],
+    },
+  )
+  async list(
+    tx: TenantTx,
+    mindId: string,
+    memoryId: string,
+    page: { limit: number; relation?: LinkRelation; after?: AssociationCursor; generalisations?: { links: readonly GeneralisationLink[]; created: Date } },
+  ): Promise<AssociationRow[]> {
     const t = tx.tenantId;
     const after = page.after ? sql`and (l.weight, l.relation, l.memory_id) < (${page.after.weight}::float8, ${page.after.relation}::text, ${page.after.memory_id}::uuid)` : sql``;
     const relation = page.relation ? sql`and l.relation = ${page.relation}` : sql``;
+    const generalised = page.generalisations?.links ?? [];
+    // A generalisation link dates from its semantic memory: the other memory where that is the
+    // other one (`generalises`), else this one.
+    const linked = generalised.length
+      ? sql`
+          union all
+          select g.memory_id, g.relation, 1::float8, null::text, 'out', case g.relation when 'generalises' then m.created_at else ${page.generalisations!.created}::timestamptz end
+          from unnest(${generalised.map((g) => g.memory_id)}::uuid[], ${generalised.map((g) => g.relation)}::text[]) as g(memory_id, relation)
+          join memories m on m.tenant_id = ${t} and m.mind_id = ${mindId} and m.id = g.memory_id`
+      : sql``;
     const { rows } = await sql<AssociationRow>`
-      select l.memory_id::text as memory_id, l.relation, l.weight, l.via, l.direction, l.created_at from (
+      select l.memory_id::text as memory_id, l.relation, l.weight, l.via, l.direction, l.created_at,
+             o.category, o.key, o.content, o.content_z, o.memory_type, o.occurred_at from (
         select distinct on (x.memory_id, x.relation) x.* from (
           select a.target_id as memory_id, a.relation, a.weight, a.via, 'out' as direction, a.created_at from memory_associations a
           where a.tenant_id = ${t} and a.memory_id = ${memoryId} and a.mind_id = ${mindId}
           union all
           select a.memory_id, ${INVERSE_RELATION_SQL}, a.weight, a.via, 'in', a.created_at from memory_associations a
-          where a.tenant_id = ${t} and a.target_id = ${memoryId} and a.mind_id = ${mindId}) x
+          where a.tenant_id = ${t} and a.target_id = ${memoryId} and a.mind_id = ${mindId}${linked}) x
         order by x.memory_id, x.relation, x.weight desc, x.direction desc) l
+      join memories o on o.tenant_id = ${t} and o.mind_id = ${mindId} and o.id = l.memory_id
       where true ${relation} ${after}
       order by l.weight desc, l.relation desc, l.memory_id desc
       limit ${page.limit}`.execute(tx.trx);
