@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { KEY_PATTERN, MEMORY_CATEGORIES, MEMORY_PRIORITIES, MEMORY_TYPES } from '@engram/memory';
+import { AssociationJob } from '@engram/jobs';
+import { KEY_PATTERN, LINK_RELATIONS, MEMORY_CATEGORIES, MEMORY_PRIORITIES, MEMORY_TYPES } from '@engram/memory';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
 /** The MCP endpoint, driven by the SDK's own client over streamable HTTP against the listening app. */
@@ -45,7 +46,7 @@ describe('MCP server at /mcp', () => {
   });
 
   /** Tool names in the order tools/list gives them. */
-  const TOOLS = ['recall', 'remember', 'search', 'get', 'update', 'history', 'forget', 'list_expiring', 'append_messages'];
+  const TOOLS = ['recall', 'remember', 'search', 'get', 'update', 'history', 'related_memories', 'forget', 'list_expiring', 'append_messages'];
 
   it('lists the tools with the enums and bounds the API accepts, an output schema each, and no jargon', async () => {
     const client = await connect(asAgent(a));
@@ -65,6 +66,8 @@ describe('MCP server at /mcp', () => {
     expect(prop('recall', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000 });
     expect(prop('update', 'category').enum).toEqual([...MEMORY_CATEGORIES]);
     expect(prop('append_messages', 'messages')).toMatchObject({ type: 'array', minItems: 1, maxItems: 500 });
+    expect(prop('related_memories', 'relation').enum).toEqual([...LINK_RELATIONS]);
+    expect(prop('related_memories', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
 
     for (const x of tools) {
       expect(x.outputSchema).toMatchObject({ type: 'object' });
@@ -251,7 +254,7 @@ describe('MCP server at /mcp', () => {
     const client = await connect(asAgent(a));
     const refs = [{ id: theirs.body.id }, { id: '0190a5a0-0000-7000-8000-000000000000' }, { id: 'not-a-uuid' }, { category: 'fact', key: 'bob_secret' }, { category: 'note', key: 'never_stored' }];
     for (const ref of refs) {
-      for (const [tool, extra] of [['get', {}], ['update', { content: 'overwritten' }], ['history', {}], ['forget', {}]] as const) {
+      for (const [tool, extra] of [['get', {}], ['update', { content: 'overwritten' }], ['history', {}], ['related_memories', {}], ['forget', {}]] as const) {
         const result = await call(client, tool, { ...ref, ...extra });
         expect({ tool, ref, isError: result.isError, text: textOf(result), structured: result.structuredContent }).toEqual({ tool, ref, isError: true, text: 'memory not found', structured: undefined });
       }
@@ -262,6 +265,31 @@ describe('MCP server at /mcp', () => {
     const found = (await call(client, 'search', { q: 'Bob secret plan' })).structuredContent as { items: { key: string }[] };
     expect(found.items.map((m) => m.key)).not.toContain('bob_secret');
     expect(textOf(await call(client, 'recall'))).not.toContain('Bob');
+  });
+
+  it('related_memories lists the links REST lists, by id or key, strongest first, without counting a use', async () => {
+    const client = await connect(asAgent(a));
+    const first = await call(client, 'remember', { category: 'fact', key: 'ferry_time', content: 'The harbour ferry to the island leaves at seven every morning' });
+    const second = await call(client, 'remember', { category: 'fact', key: 'ferry_time_weekdays', content: 'The harbour ferry to the island leaves at seven on weekday mornings' });
+    const id = (first.structuredContent as { memory: { id: string } }).memory.id;
+    const otherId = (second.structuredContent as { memory: { id: string } }).memory.id;
+    expect(textOf(await call(client, 'related_memories', { id }))).toBe('no related memories (yet)');
+    await t.app.get(AssociationJob).run(a.tenantId);
+
+    const related = await call(client, 'related_memories', { category: 'fact', key: 'ferry_time', relation: 'similar_to' });
+    expect(related.isError).toBeFalsy();
+    const { memory_id, items } = related.structuredContent as { memory_id: string; items: { relation: string; weight: number; memory: { id: string; key: string } }[] };
+    expect(memory_id).toBe(id);
+    expect(items).toEqual(expect.arrayContaining([expect.objectContaining({ relation: 'similar_to', direction: 'out', via: null, memory: expect.objectContaining({ id: otherId, key: 'ferry_time_weekdays', category: 'fact' }) })]));
+    const rest = (await t.http().get(`/v1/memory/${id}/associations`).query({ relation: 'similar_to' }).set(asAgent(a)).expect(200)).body.items as { weight: number }[];
+    expect(items).toEqual(rest.map((l) => ({ ...l, weight: Math.round(l.weight * 1000) / 1000 })));
+    expect(textOf(related)).toMatch(/^similar_to 0\.\d\d fact\/ferry_time_weekdays: The harbour ferry/);
+    expect(((await call(client, 'related_memories', { id, limit: 1 })).structuredContent as { items: unknown[] }).items).toHaveLength(1);
+    expect(((await call(client, 'related_memories', { id, relation: 'shares_entity' })).structuredContent as { items: unknown[] }).items).toEqual([]);
+    expect(textOf(await call(client, 'related_memories', { id, relation: 'friend_of' }))).toMatch(/^relation: must be one of similar_to, /);
+    expect(textOf(await call(client, 'related_memories', { id, limit: 101 }))).toBe('limit: must be a whole number from 1 to 100');
+    // Not a use: the memory's accesses did not move.
+    expect((await t.http().get(`/v1/memory/${id}/retention`).set(asAgent(a)).expect(200)).body.access_count).toBe(0);
   });
 
   it('forget by category and key', async () => {

@@ -13,6 +13,7 @@ import { registerHistoryTool } from './tools/history.tool';
 import { registerListExpiringTool } from './tools/list-expiring.tool';
 import { registerRecallResource } from './tools/recall.resource';
 import { registerRecallTool } from './tools/recall.tool';
+import { registerRelatedMemoriesTool } from './tools/related-memories.tool';
 import { registerRememberTool } from './tools/remember.tool';
 import { registerSearchTool } from './tools/search.tool';
 import { registerUpdateTool } from './tools/update.tool';
@@ -28,7 +29,7 @@ export const MCP_INSTRUCTIONS =
   'At the start of a conversation or task, and before answering anything that may depend on the user, call recall with the task or question as q. ' +
   'When the user states a lasting fact, a preference or a decision, corrects you, or asks you to remember something, call remember at once, ' +
   'with a stable lower_snake_case key such as user_employer (the same key later replaces the old fact). ' +
-  'Use search to look up particular memories, get and history to inspect one, update to change one, forget to delete one, ' +
+  'Use search to look up particular memories, get and history to inspect one, related_memories to follow its links to others, update to change one, forget to delete one, ' +
   'list_expiring for what is about to lapse, and append_messages to let the server learn from a conversation by itself. ' +
   'The resource memory://recall holds the same text as recall without arguments.';
 
@@ -62,6 +63,7 @@ export class McpServerFactory {
     registerGetTool(server, scope, this.reads, refs);
     registerUpdateTool(server, scope, this.writes, refs);
     registerHistoryTool(server, scope, this.reads, refs);
+    registerRelatedMemoriesTool(server, scope, this.reads, refs);
     registerForgetTool(server, scope, { writes: this.writes, ...refs });
     registerListExpiringTool(server, scope, this.reads);
     registerAppendMessagesTool(server, scope, this.conversations);
