@@ -61,6 +61,11 @@ describe('memory inspector (/inspector)', () => {
       next_review: hours(20),
     });
     seeded.deadline!.tier = 'warm';
+    // One link of the association graph, as the association job would write it.
+    await owner(
+      `insert into memory_associations (tenant_id, mind_id, memory_id, target_id, relation, weight) values ($1, $2, $3, $4, 'similar_to', 0.8)`,
+      [f.tenantId, f.mindId, seeded.deadline!.id, seeded.coffee!.id],
+    );
   });
 
   afterAll(async () => {
@@ -113,6 +118,7 @@ describe('memory inspector (/inspector)', () => {
         by_tier: { hot: 3, warm: 1, cold: 0, archive: 0 },
         forgotten: 0,
         expired: 0,
+        associations: { links: 1, unlinked: 4 },
         as_of: expect.any(String),
       });
       // The mind's agent sees the same; the other tenant sees its own three.
@@ -170,6 +176,7 @@ describe('memory inspector (/inspector)', () => {
       await expectText(page, '#count-tier-hot', '3');
       await expectText(page, '#count-tier-warm', '1');
       await expectText(page, '#count-tier-archive', '0');
+      await expectText(page, '#count-links', '1');
       await expect(page.locator('#memories tbody tr').count()).resolves.toBe(4);
 
       // Filters: the long-term layer holds one memory.
@@ -233,9 +240,24 @@ describe('memory inspector (/inspector)', () => {
       expect(byLabel('eviction threshold')).toMatchObject({ n: 2, first: { y: card.forgetting.eviction_threshold } });
       expect(byLabel('now')).toMatchObject({ first: { x: 0 } });
 
-      // Browsing and plotting only looked: no access was recorded.
-      const [row] = await owner<{ access_count: number }>('select access_count from memories where id = $1', [seeded.deadline!.id]);
-      expect(row?.access_count).toBe(0);
+      // Its links: the one to coffee_order (not in the filtered list), which a click opens; seen
+      // from there, the same link was found from the other memory.
+      await page.locator('#links[data-loaded="true"]').waitFor();
+      await expect(page.locator('#links-table tbody tr').count()).resolves.toBe(1);
+      const link = page.locator('#links-table tbody tr').first();
+      await expect(link.innerText()).resolves.toMatch(/similar_to\s+0\.80\s+fact \/ coffee_order\s+The coffee order is worth remembering\./);
+      await expect(link.locator('meter').getAttribute('value')).resolves.toBe('0.8');
+      await link.click();
+      await page.locator('#links-table tbody tr', { hasText: 'project_deadline' }).waitFor();
+      await expectText(page, '#detail-title', 'fact / coffee_order');
+      await expectText(page, '#detail-content', 'The coffee order is worth remembering.');
+      await expect(page.locator('#links-table tbody tr').first().innerText()).resolves.toMatch(/^similar_to ←/);
+      await page.locator('#links-table tbody tr').first().click();
+      await expectText(page, '#detail-title', 'fact / project_deadline');
+
+      // Browsing, plotting and following links only looked: no access was recorded.
+      const rows = await owner<{ access_count: number }>('select access_count from memories where id = any($1::uuid[])', [[seeded.deadline!.id, seeded.coffee!.id]]);
+      expect(rows.map((r) => r.access_count)).toEqual([0, 0]);
       // The strict CSP held: no blocked script or style, no script error.
       expect(problems).toEqual([]);
       await page.close();

@@ -1,11 +1,13 @@
-// One memory: its retention card, read without counting an access, and its chart.
+// One memory: its retention card, read without counting an access, its chart and its links.
 import { api } from './inspector-api.js';
 import { drawChart } from './inspector-chart.js';
 import { $, fmt, showError, text, when } from './inspector-dom.js';
+import { loadLinks } from './inspector-links.js';
 import { state } from './inspector-state.js';
 
 export async function openMemory(id) {
-  var memory = state.items.get(id);
+  // A memory of the list, or one reached by a link (its short view).
+  var memory = state.items.get(id) || state.linked.get(id);
   state.selected = id;
   Array.prototype.forEach.call($('memories').tBodies[0].rows, function (row) {
     row.classList.toggle('selected', row.dataset.id === id);
@@ -30,6 +32,7 @@ export async function openMemory(id) {
     $('detail').dataset.memoryId = id;
     drawChart(card);
     $('detail').scrollIntoView({ block: 'nearest' });
+    await loadLinks(id, openMemory);
   } catch (error) {
     showError('app-error', error);
   }

@@ -16,6 +16,8 @@ export async function loadStats() {
     text('count-total', stats.total);
     text('count-forgotten', stats.forgotten);
     text('count-expired', stats.expired);
+    text('count-links', stats.associations.links);
+    text('count-unlinked', stats.associations.unlinked);
     $('stats').dataset.loaded = 'true';
   } catch (error) {
     showError('app-error', error);

@@ -9,6 +9,8 @@ export var state = {
   cursor: null,
   filters: {},
   items: new Map(),
+  // Memories reached by a link (id → short view: category, key, content), for their detail view.
+  linked: new Map(),
   chart: null,
   selected: null,
   // Bumped by every new mind or filter: answers to older requests are dropped.

@@ -3,10 +3,12 @@
  * Everything from the API is shown with textContent, never as HTML. This module signs in and
  * out, picks the mind and wires the page; the others hold the state (inspector-state.js), the
  * API client (inspector-api.js), DOM helpers (inspector-dom.js), the counts and list
- * (inspector-list.js), one memory (inspector-detail.js) and its chart (inspector-chart.js). */
+ * (inspector-list.js), one memory (inspector-detail.js), its chart (inspector-chart.js) and its
+ * links (inspector-links.js). */
 import { api, onSessionEnded } from './inspector-api.js';
 import { destroyChart } from './inspector-chart.js';
 import { $, showError } from './inspector-dom.js';
+import { clearLinks, moreLinks } from './inspector-links.js';
 import { loadList, loadStats } from './inspector-list.js';
 import { MIND_KEY, TOKEN_KEY, state } from './inspector-state.js';
 
@@ -84,6 +86,8 @@ async function selectMind(id) {
   $('app-error').textContent = '';
   $('detail').hidden = true;
   destroyChart();
+  clearLinks();
+  state.linked.clear();
   await Promise.all([loadStats(), loadList(true)]);
 }
 
@@ -97,10 +101,12 @@ $('filters').addEventListener('submit', function (event) {
   event.preventDefault();
   $('detail').hidden = true;
   destroyChart();
+  clearLinks();
   state.generation += 1;
   loadList(true);
 });
 $('more').addEventListener('click', function () { loadList(false); });
+$('links-more').addEventListener('click', moreLinks);
 
 if (state.token) showApp();
 else showSignIn('');
