@@ -264,21 +264,22 @@ describe('associations: GET /v1/memory/:id/associations', () => {
     expect(await graph(a.tenantId)).toEqual(before);
   });
 
-  it('search follows a link one hop and explains it; associations.expand: false turns that off', async () => {
+  it('search follows a link one hop and explains it with associations.expand on; off (the default), it does not', async () => {
     const search = async () =>
       (await t.http().get('/v1/memory/search').query({ q: 'overdue invoice', explain: true }).set(asAgent(a)).expect(200)).body.items as {
         id: string;
         explain: { associations: { from: string; relation: string; weight: number }[] };
       }[];
-    const hits = await search();
-    const lunch = hits.find((h) => h.id === ids.lunch_plan);
-    expect(lunch?.explain.associations).toEqual(expect.arrayContaining([{ from: ids.invoice_call, relation: 'shares_entity', weight: expect.any(Number) }]));
+    const plain = await search();
+    expect(plain.some((h) => h.id === ids.invoice_call)).toBe(true);
+    expect(plain.some((h) => h.id === ids.lunch_plan)).toBe(false);
+    for (const hit of plain) expect(hit.explain.associations).toEqual([]);
     const admin = { Authorization: `Bearer ${a.token}` };
-    await t.http().patch('/v1/tenant/settings/lifecycle').set(admin).send({ associations: { expand: false } }).expect(200);
+    await t.http().patch('/v1/tenant/settings/lifecycle').set(admin).send({ associations: { expand: true } }).expect(200);
     try {
-      const plain = await search();
-      expect(plain.some((h) => h.id === ids.invoice_call)).toBe(true);
-      for (const hit of plain) expect(hit.explain.associations).toEqual([]);
+      const hits = await search();
+      const lunch = hits.find((h) => h.id === ids.lunch_plan);
+      expect(lunch?.explain.associations).toEqual(expect.arrayContaining([{ from: ids.invoice_call, relation: 'shares_entity', weight: expect.any(Number) }]));
     } finally {
       await t.http().patch('/v1/tenant/settings/lifecycle').set(admin).send({ associations: { expand: null } }).expect(200);
     }
