@@ -44,9 +44,10 @@ begin
   end if;
 end
 $$;
-alter table memory_associations
-  add foreign key (tenant_id, memory_id) references memories (tenant_id, id) on delete cascade,
-  add foreign key (tenant_id, target_id) references memories (tenant_id, id) on delete cascade;
+-- One constraint a statement: Citus refuses an ALTER TABLE of a distributed table that adds a
+-- constraint beside other subcommands.
+alter table memory_associations add foreign key (tenant_id, memory_id) references memories (tenant_id, id) on delete cascade;
+alter table memory_associations add foreign key (tenant_id, target_id) references memories (tenant_id, id) on delete cascade;
 
 -- When the memory's links were last built (null: to build, once it has its vector or failed to
 -- get one). Not indexed itself: the partial index below finds the rows to link, and a write that
