@@ -13,7 +13,7 @@ where
   and associated_at is null
   and embedding_status <> 'pending'
 order by
-  id
+  memories.id
 limit
   $2
 for update
@@ -25,182 +25,6 @@ where
   tenant_id = $1
   and memory_id = any ($2::uuid[]);
 
-with
-  src as (
-    select
-      id,
-      embedding,
-      temporal_context,
-      temporal_position
-    from
-      memories
-    where
-      tenant_id = $1
-      and mind_id = $2
-      and id = any ($3::uuid[])
-  ),
-  names as (
-    select
-      x.source,
-      x.name
-    from
-      unnest($4::uuid[], $5::text[]) as x (source, name)
-  ),
-  matched as (
-    select
-      n.source,
-      n.name,
-      array(
-        select
-          x.id
-        from
-          engram_text_match ($6, $7, phraseto_tsquery('english', n.name), $8) x
-      ) as ids
-    from
-      names n
-    where
-      numnode(phraseto_tsquery('english', n.name)) > 0
-  ),
-  shared as (
-    select distinct
-      on (m.source, x.id) m.source,
-      x.id as target,
-      m.name,
-      ln($9::float8 / cardinality(m.ids)) / ln($10::float8) as weight
-    from
-      matched m
-      cross join unnest(m.ids) as x (id)
-    where
-      cardinality(m.ids) between 2 and $11
-      and x.id <> m.source
-    order by
-      m.source,
-      x.id,
-      cardinality(m.ids),
-      m.name
-  ),
-  links as (
-    select
-      source,
-      target,
-      'similar_to'::text as relation,
-      1 - d as weight,
-      null::text as via
-    from
-      (
-        select
-          s.id as source,
-          m.id as target,
-          (s.embedding <=> m.embedding)::float8 as d,
-          row_number() over (
-            partition by
-              s.id
-            order by
-              s.embedding <=> m.embedding,
-              m.id desc
-          ) as rn
-        from
-          src s
-          join (
-            select
-              id,
-              embedding
-            from
-              memories
-            where
-              tenant_id = $12
-              and mind_id = $13
-              and embedding is not null
-            offset
-              0
-          ) m on m.id <> s.id
-        where
-          s.embedding is not null
-      ) p
-    where
-      rn <= $14
-      and 1 - d >= $15::float8
-    union all
-    select
-      s.id,
-      p.id,
-      'precedes',
-      1.0 / (s.temporal_position - p.temporal_position),
-      null
-    from
-      src s
-      cross join lateral (
-        select
-          m.id,
-          m.temporal_position
-        from
-          memories m
-        where
-          m.tenant_id = $16
-          and m.mind_id = $17
-          and m.temporal_context = s.temporal_context
-          and m.temporal_position < s.temporal_position
-        order by
-          m.temporal_position desc
-        limit
-          1
-      ) p
-    where
-      s.temporal_context is not null
-    union all
-    select
-      s.id,
-      f.id,
-      'follows',
-      1.0 / (f.temporal_position - s.temporal_position),
-      null
-    from
-      src s
-      cross join lateral (
-        select
-          m.id,
-          m.temporal_position
-        from
-          memories m
-        where
-          m.tenant_id = $18
-          and m.mind_id = $19
-          and m.temporal_context = s.temporal_context
-          and m.temporal_position > s.temporal_position
-        order by
-          m.temporal_position
-        limit
-          1
-      ) f
-    where
-      s.temporal_context is not null
-    union all
-    select
-      source,
-      target,
-      'shares_entity',
-      weight,
-      name
-    from
-      (
-        select
-          source,
-          target,
-          weight,
-          name,
-          row_number() over (
-            partition by
-              source
-            order by
-              weight desc,
-              target desc
-          ) as rn
-        from
-          shared
-      ) r
-    where
-      rn <= $20
-  )
 insert into
   memory_associations (
     tenant_id,
@@ -212,15 +36,199 @@ insert into
     via
   )
 select
-  $21,
-  $22,
-  source,
-  target,
-  relation,
-  least(1, greatest(0, weight)),
-  via
+  o.id,
+  $1,
+  l.source,
+  l.target,
+  l.relation,
+  least(1, greatest(0, l.weight)),
+  l.via
 from
-  links
+  tenants o
+  cross join (
+    with
+      src as (
+        select
+          id,
+          embedding,
+          temporal_context,
+          temporal_position
+        from
+          memories
+        where
+          tenant_id = $2
+          and mind_id = $3
+          and id = any ($4::uuid[])
+      ),
+      names as (
+        select
+          x.source,
+          x.name
+        from
+          unnest($5::uuid[], $6::text[]) as x (source, name)
+      ),
+      matched as (
+        select
+          n.source,
+          n.name,
+          array(
+            select
+              x.id
+            from
+              engram_text_match ($7, $8, phraseto_tsquery('english', n.name), $9) x
+          ) as ids
+        from
+          names n
+        where
+          numnode(phraseto_tsquery('english', n.name)) > 0
+      ),
+      shared as (
+        select distinct
+          on (m.source, x.id) m.source,
+          x.id as target,
+          m.name,
+          ln($10::float8 / cardinality(m.ids)) / ln($11::float8) as weight
+        from
+          matched m
+          cross join unnest(m.ids) as x (id)
+        where
+          cardinality(m.ids) between 2 and $12
+          and x.id <> m.source
+        order by
+          m.source,
+          x.id,
+          cardinality(m.ids),
+          m.name
+      ),
+      links as (
+        select
+          source,
+          target,
+          'similar_to'::text as relation,
+          1 - d as weight,
+          null::text as via
+        from
+          (
+            select
+              s.id as source,
+              m.id as target,
+              (s.embedding <=> m.embedding)::float8 as d,
+              row_number() over (
+                partition by
+                  s.id
+                order by
+                  s.embedding <=> m.embedding,
+                  m.id desc
+              ) as rn
+            from
+              src s
+              join (
+                select
+                  id,
+                  embedding
+                from
+                  memories
+                where
+                  tenant_id = $13
+                  and mind_id = $14
+                  and embedding is not null
+                offset
+                  0
+              ) m on m.id <> s.id
+            where
+              s.embedding is not null
+          ) p
+        where
+          rn <= $15
+          and 1 - d >= $16::float8
+        union all
+        select
+          s.id,
+          p.id,
+          'precedes',
+          1.0 / (s.temporal_position - p.temporal_position),
+          null
+        from
+          src s
+          cross join lateral (
+            select
+              m.id,
+              m.temporal_position
+            from
+              memories m
+            where
+              m.tenant_id = $17
+              and m.mind_id = $18
+              and m.temporal_context = s.temporal_context
+              and m.temporal_position < s.temporal_position
+            order by
+              m.temporal_position desc
+            limit
+              1
+          ) p
+        where
+          s.temporal_context is not null
+        union all
+        select
+          s.id,
+          f.id,
+          'follows',
+          1.0 / (f.temporal_position - s.temporal_position),
+          null
+        from
+          src s
+          cross join lateral (
+            select
+              m.id,
+              m.temporal_position
+            from
+              memories m
+            where
+              m.tenant_id = $19
+              and m.mind_id = $20
+              and m.temporal_context = s.temporal_context
+              and m.temporal_position > s.temporal_position
+            order by
+              m.temporal_position
+            limit
+              1
+          ) f
+        where
+          s.temporal_context is not null
+        union all
+        select
+          source,
+          target,
+          'shares_entity',
+          weight,
+          name
+        from
+          (
+            select
+              source,
+              target,
+              weight,
+              name,
+              row_number() over (
+                partition by
+                  source
+                order by
+                  weight desc,
+                  target desc
+              ) as rn
+            from
+              shared
+          ) r
+        where
+          rn <= $21
+      )
+    select
+      *
+    from
+      links
+  ) l
+where
+  o.id = $22
 on conflict do nothing;
 
 update memories

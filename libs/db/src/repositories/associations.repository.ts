@@ -68,14 +68,16 @@ export class AssociationsRepository {
   /**
    * Up to `limit` memories whose links are to be built: new or changed content
    * (`associated_at` null) that has its vector, or will not get one. Locked (skipping locked
-   * rows), so that two runs of the job do not link the same memory at once.
+   * rows), so that two runs of the job do not link the same memory at once. In id order, read
+   * from memories_unlinked_idx up to the limit (`memories.id`: a bare `id` would be the text
+   * output column, and every unlinked memory of the tenant would be sorted for each batch).
    */
   @GenerateSql({ params: [SAMPLE.limit] })
   async unlinked(tx: TenantTx, limit: number): Promise<UnlinkedMemory[]> {
     const { rows } = await sql<UnlinkedMemory>`
       select id::text as id, mind_id::text as mind_id, content, tags from memories
       where tenant_id = ${tx.tenantId} and associated_at is null and embedding_status <> 'pending'
-      order by id limit ${limit}
+      order by memories.id limit ${limit}
       for update skip locked`.execute(tx.trx);
     return rows;
   }
@@ -124,42 +126,50 @@ export class AssociationsRepository {
           where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.embedding is not null and m.id <> s.id
           order by m.embedding <=> s.embedding limit ${a.per_relation}) n
         where s.embedding is not null and 1 - n.d >= ${a.similar_min}::float8`;
+    // On Citus this is one router query on the tenant's shards only in this shape: tenant_id
+    // taken from a co-located table's distribution column (the tenant's row, a primary-key
+    // look-up; with the parameter the rows were gathered on the coordinator and sent to every
+    // shard), and the CTEs inside the SELECT (an INSERT's own CTEs reach the worker with their
+    // table names unrewritten: a nested distributed query there).
     const result = await sql`
-      with src as (
-        select id, embedding, temporal_context, temporal_position from memories
-        where tenant_id = ${t} and mind_id = ${mindId} and id = any(${ids}::uuid[])),
-      names as (select x.source, x.name from unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::text[]) as x(source, name)),
-      matched as (
-        select n.source, n.name, array(select x.id from engram_text_match(${t}, ${mindId}, phraseto_tsquery('english', n.name), ${cap + 1}) x) as ids
-        from names n where numnode(phraseto_tsquery('english', n.name)) > 0),
-      shared as (
-        select distinct on (m.source, x.id) m.source, x.id as target, m.name,
-               ln(${n}::float8 / cardinality(m.ids)) / ln(${n}::float8) as weight
-        from matched m cross join unnest(m.ids) as x(id)
-        where cardinality(m.ids) between 2 and ${cap} and x.id <> m.source
-        order by m.source, x.id, cardinality(m.ids), m.name),
-      links as (
-        ${similar}
-        union all
-        select s.id, p.id, 'precedes', 1.0 / (s.temporal_position - p.temporal_position), null
-        from src s cross join lateral (
-          select m.id, m.temporal_position from memories m
-          where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.temporal_context = s.temporal_context and m.temporal_position < s.temporal_position
-          order by m.temporal_position desc limit 1) p
-        where s.temporal_context is not null
-        union all
-        select s.id, f.id, 'follows', 1.0 / (f.temporal_position - s.temporal_position), null
-        from src s cross join lateral (
-          select m.id, m.temporal_position from memories m
-          where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.temporal_context = s.temporal_context and m.temporal_position > s.temporal_position
-          order by m.temporal_position limit 1) f
-        where s.temporal_context is not null
-        union all
-        select source, target, 'shares_entity', weight, name from (
-          select source, target, weight, name, row_number() over (partition by source order by weight desc, target desc) as rn from shared) r
-        where rn <= ${a.per_relation})
       insert into memory_associations (tenant_id, mind_id, memory_id, target_id, relation, weight, via)
-      select ${t}, ${mindId}, source, target, relation, least(1, greatest(0, weight)), via from links
+      select o.id, ${mindId}, l.source, l.target, l.relation, least(1, greatest(0, l.weight)), l.via
+      from tenants o cross join (
+        with src as (
+          select id, embedding, temporal_context, temporal_position from memories
+          where tenant_id = ${t} and mind_id = ${mindId} and id = any(${ids}::uuid[])),
+        names as (select x.source, x.name from unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::text[]) as x(source, name)),
+        matched as (
+          select n.source, n.name, array(select x.id from engram_text_match(${t}, ${mindId}, phraseto_tsquery('english', n.name), ${cap + 1}) x) as ids
+          from names n where numnode(phraseto_tsquery('english', n.name)) > 0),
+        shared as (
+          select distinct on (m.source, x.id) m.source, x.id as target, m.name,
+                 ln(${n}::float8 / cardinality(m.ids)) / ln(${n}::float8) as weight
+          from matched m cross join unnest(m.ids) as x(id)
+          where cardinality(m.ids) between 2 and ${cap} and x.id <> m.source
+          order by m.source, x.id, cardinality(m.ids), m.name),
+        links as (
+          ${similar}
+          union all
+          select s.id, p.id, 'precedes', 1.0 / (s.temporal_position - p.temporal_position), null
+          from src s cross join lateral (
+            select m.id, m.temporal_position from memories m
+            where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.temporal_context = s.temporal_context and m.temporal_position < s.temporal_position
+            order by m.temporal_position desc limit 1) p
+          where s.temporal_context is not null
+          union all
+          select s.id, f.id, 'follows', 1.0 / (f.temporal_position - s.temporal_position), null
+          from src s cross join lateral (
+            select m.id, m.temporal_position from memories m
+            where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.temporal_context = s.temporal_context and m.temporal_position > s.temporal_position
+            order by m.temporal_position limit 1) f
+          where s.temporal_context is not null
+          union all
+          select source, target, 'shares_entity', weight, name from (
+            select source, target, weight, name, row_number() over (partition by source order by weight desc, target desc) as rn from shared) r
+          where rn <= ${a.per_relation})
+        select * from links) l
+      where o.id = ${t}
       on conflict do nothing`.execute(tx.trx);
     await sql`update memories set associated_at = now() where tenant_id = ${t} and id = any(${ids}::uuid[])`.execute(tx.trx);
     return Number(result.numAffectedRows ?? 0n);
