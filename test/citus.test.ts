@@ -3,11 +3,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from 'pg';
+import { CompiledQuery, Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Client, Pool } from 'pg';
 import request from 'supertest';
 import { loadConfig } from '@engram/config';
-import { migrateToLatest, openOwnerDatabase, TenantDb } from '@engram/db';
-import { FanOutJob } from '@engram/jobs';
+import { AssociationsRepository, distributeOnCitus, MemoriesRepository, migrateToLatest, migrationsDir, openOwnerDatabase, RetrievalRepository, SqlFileMigrationProvider, TenantDb, TenantsRepository, vectorLiteral, type DB } from '@engram/db';
+import { RequestEmbedder } from '@engram/embeddings';
+import { AssociationJob, FanOutJob } from '@engram/jobs';
 import { QueueName } from '@engram/queues';
 import { HybridSearch, LifecycleSettings, MemoryWriter, systemScope } from '@engram/services';
 import { createApp } from '../apps/api/src/create-app';
@@ -131,7 +133,7 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
     expect(rows.find((r) => r.table === 'users')?.method).toBe('n');
     const distributed = rows.filter((r) => r.method === 'h').map((r) => r.table);
     expect(distributed.sort()).toEqual(
-      ['memories', 'memory_tombstones', 'memory_versions', 'messages', 'mind_keys', 'minds', 'service_keys', 'stm_entries', 'tenants', 'webhook_deliveries', 'webhook_endpoints'].sort(),
+      ['memories', 'memory_associations', 'memory_tombstones', 'memory_versions', 'messages', 'mind_keys', 'minds', 'service_keys', 'stm_entries', 'tenants', 'webhook_deliveries', 'webhook_endpoints'].sort(),
     );
     expect(new Set(rows.filter((r) => r.method === 'h').map((r) => r.colocation))).toEqual(new Set([tenants.colocation]));
   });
@@ -404,5 +406,322 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
 
   describe('the isolation matrix on the cluster', () => {
     isolationMatrix(async () => ({ t, owner, close: async () => undefined }));
+  });
+
+  describe('the association graph', () => {
+    // Issue 19 on the cluster: the job links a tenant's memories inside its shard group (`link`
+    // in one statement, its named things matched by engram_text_match on the worker), the fan-out
+    // finds the tenants to link across every shard, search follows the links inside its one
+    // statement, deleting a memory takes its links along (foreign keys between co-located
+    // shards), and no tenant reaches another's links. After the other suites here, whose tenants'
+    // memories the fan-out links too.
+    let g: TenantFixture;
+    let h: TenantFixture;
+    let idle: TenantFixture;
+    const ids = new Map<TenantFixture, Record<string, string>>();
+    // Ana in two memories and Zanzibar in two (of three: rare enough at entity_max_share's
+    // floor of 2), one conversation's positions 1..3.
+    const TRIP = [
+      { key: 'flight', content: 'Ana booked the flight to Zanzibar for the summer' },
+      { key: 'hotel', content: 'The hotel in Zanzibar has a rooftop pool' },
+      { key: 'packing', content: 'Ana packed sunscreen and a snorkel' },
+    ];
+    type NamedLink = [memory: string, relation: string, target: string];
+    /** The tenant's links by the keys of their memories (as the owner: every shard), sorted. */
+    const linksOf = async (f: TenantFixture, relations = ['precedes', 'follows', 'shares_entity', 'similar_to']): Promise<NamedLink[]> =>
+      (
+        await owner<{ memory: string; relation: string; target: string }>(
+          `select m.key as memory, a.relation, t.key as target from memory_associations a
+           join memories m on m.tenant_id = a.tenant_id and m.id = a.memory_id
+           join memories t on t.tenant_id = a.tenant_id and t.id = a.target_id
+           where a.tenant_id = $1 and a.relation = any($2) order by 1, 2, 3`,
+          [f.tenantId, relations],
+        )
+      ).map((r): NamedLink => [r.memory, r.relation, r.target]);
+    // similar_to depends on the hashing embedder's vectors; the other relations follow from the
+    // conversation's order and the names.
+    const RULED: NamedLink[] = [
+      ['flight', 'follows', 'hotel'],
+      ['flight', 'shares_entity', 'hotel'],
+      ['flight', 'shares_entity', 'packing'],
+      ['hotel', 'follows', 'packing'],
+      ['hotel', 'precedes', 'flight'],
+      ['hotel', 'shares_entity', 'flight'],
+      ['packing', 'precedes', 'hotel'],
+      ['packing', 'shares_entity', 'flight'],
+    ];
+    const waiting = () => t.app.get(TenantDb).runWithoutTenant((db) => t.app.get(TenantsRepository).withUnlinkedMemories(db));
+    /** Runs `work`, checking that every statement of its units of work is a router query and that some reached the shards. */
+    const routed = async <T>(name: string, work: () => Promise<T>): Promise<{ result: T; statements: PlannedStatement[] }> => {
+      const recorded = await recordStatementPlans(work);
+      expect({ name, offenders: await notRouterQueries(name, recorded.statements) }).toEqual({ name, offenders: [] });
+      expect([name, recorded.statements.filter(isDistributed).length > 0]).toEqual([name, true]);
+      return recorded;
+    };
+
+    beforeAll(async () => {
+      g = await createTenant(t, 'graph');
+      h = await createTenant(t, 'graph-other');
+      idle = await createTenant(t, 'graph-idle');
+      const { vectors } = await t.app.get(RequestEmbedder).tryEmbed(TRIP.map((m) => m.content));
+      for (const f of [g, h]) {
+        const seeded = await seedMemories(
+          fixtureWriter(t.app),
+          f,
+          TRIP.map((m, i) => ({ ...m, state: { embedding: vectorLiteral(vectors[i]!), embedding_status: 'ready' as const, temporal_context: 'trip', temporal_position: i + 1 } })),
+        );
+        ids.set(f, Object.fromEntries(TRIP.map((m, i) => [m.key, seeded[i]!])));
+      }
+    });
+
+    it('the fan-out look-up (engram_tenants_with_unlinked_memories) finds the tenants with memories to link, across the shards', async () => {
+      const found = await waiting();
+      expect(found).toEqual(expect.arrayContaining([g.tenantId, h.tenantId]));
+      expect(found).not.toContain(idle.tenantId);
+      expect(await t.app.get(AssociationJob).tenantsToRun([idle.tenantId, g.tenantId, h.tenantId])).toEqual([g.tenantId, h.tenantId]);
+    });
+
+    it('the association job links a tenant’s memories, every statement a single-shard router query', async () => {
+      const { result: report, statements } = await routed('association job', () => t.app.get(AssociationJob).run(g.tenantId));
+      // The set-based insert, with its engram_text_match, was among the statements checked.
+      expect(statements.some((s) => s.sql.includes('insert into memory_associations') && s.sql.includes('engram_text_match'))).toBe(true);
+      const links = await linksOf(g);
+      expect(report).toEqual({ linked: 3, links: links.length });
+      expect(await linksOf(g, ['precedes', 'follows', 'shares_entity'])).toEqual(RULED);
+      expect(await linksOf(h)).toEqual([]);
+      const found = await waiting();
+      expect(found).not.toContain(g.tenantId);
+      expect(found).toContain(h.tenantId);
+      // Run again, the job finds nothing to link.
+      expect(await t.app.get(AssociationJob).run(g.tenantId)).toEqual({ linked: 0, links: 0 });
+    });
+
+    it('the fan-out links every tenant waiting, each in its own shard group', async () => {
+      const before = await waiting();
+      const { result: report } = await routed('association fan-out', () => t.app.get(FanOutJob).runAll(QueueName.Associations));
+      expect({ tenants: report.tenants, failed: report.failed }).toEqual({ tenants: before.length, failed: [] });
+      expect(await waiting()).toEqual([]);
+      expect(await linksOf(h, ['precedes', 'follows', 'shares_entity'])).toEqual(RULED);
+    });
+
+    it('listing, counting and a search that follows links are single-shard router queries; the search brings memories by their links', async () => {
+      const tenantDb = t.app.get(TenantDb);
+      const associations = t.app.get(AssociationsRepository);
+      const { flight, hotel, packing } = ids.get(g)!;
+      const { result: listed } = await routed('list', () => tenantDb.run(g.tenantId, (tx) => associations.list(tx, g.mindId, flight!, { limit: 20 })));
+      const keyOf = new Map(Object.entries(ids.get(g)!).map(([k, id]) => [id, k]));
+      expect(listed.filter((l) => l.relation !== 'similar_to').map((l) => [keyOf.get(l.memory_id), l.relation]).sort()).toEqual([
+        ['hotel', 'follows'],
+        ['hotel', 'shares_entity'],
+        ['packing', 'shares_entity'],
+      ]);
+      const { result: pages } = await routed('list, one relation, after a cursor', () =>
+        tenantDb.run(g.tenantId, async (tx) => {
+          const first = await associations.list(tx, g.mindId, flight!, { limit: 1, relation: 'shares_entity' });
+          const last = first[0]!;
+          const rest = await associations.list(tx, g.mindId, flight!, { limit: 5, relation: 'shares_entity', after: { weight: last.weight, relation: last.relation, memory_id: last.memory_id } });
+          return [...first, ...rest].map((l) => keyOf.get(l.memory_id));
+        }),
+      );
+      expect(pages.sort()).toEqual(['hotel', 'packing']);
+      const { result: weights } = await routed('strongest weights', () => tenantDb.run(g.tenantId, (tx) => associations.strongestWeights(tx, [flight!, hotel!])));
+      expect(weights.get(flight!)?.length).toBe(3);
+
+      const { result: stats } = await routed('stats (link counts)', () => t.http().get('/v1/memory/stats').set(asAgent(g)).expect(200));
+      expect(stats.body.associations).toEqual({ links: (await linksOf(g)).length, unlinked: 0 });
+
+      // "snorkel" is in the packing memory alone: the others come by its links.
+      const { result: search, statements } = await routed('search following links', () =>
+        t.http().get('/v1/memory/search').query({ q: 'snorkel', explain: true }).set(asAgent(g)).expect(200),
+      );
+      expect(statements.some((s) => isDistributed(s) && s.sql.includes('memory_associations'))).toBe(true);
+      type Item = { id: string; explain: { associations: { from: string; relation: string }[] } };
+      const items = search.body.items as Item[];
+      expect(items[0]!.id).toBe(packing);
+      const broughtFlight = items.find((i) => i.id === flight)?.explain.associations ?? [];
+      expect(broughtFlight).toEqual(expect.arrayContaining([expect.objectContaining({ from: packing, relation: 'shares_entity' })]));
+    });
+
+    it('another tenant never sees the links, nor writes one into the tenant', async () => {
+      const theirs = ids.get(g)!;
+      const c = new Client({ connectionString: ownerUrl });
+      await c.connect();
+      try {
+        await c.query('set role engram_app');
+        await c.query('begin');
+        await c.query(`set local citus.propagate_set_commands = 'local'`);
+        await c.query(`set local app.tenant_id = '${h.tenantId}'`);
+        const { rows } = await c.query<{ mine: number; foreign: number }>(
+          `select count(*) filter (where tenant_id = $1)::int as mine, count(*) filter (where tenant_id <> $1)::int as foreign from memory_associations`,
+          [h.tenantId],
+        );
+        expect(rows[0]!.mine).toBeGreaterThan(0);
+        expect(rows[0]!.foreign).toBe(0);
+        const { rows: direct } = await c.query<{ n: number }>(`select count(*)::int as n from memory_associations where tenant_id = $1`, [g.tenantId]);
+        expect(direct[0]!.n).toBe(0);
+        await expect(
+          c.query(`insert into memory_associations (tenant_id, mind_id, memory_id, target_id, relation, weight) values ($1, $2, $3, $4, 'similar_to', 0.9)`, [g.tenantId, g.mindId, theirs['flight'], theirs['hotel']]),
+        ).rejects.toThrow(/row-level security/);
+        await c.query('rollback');
+      } finally {
+        await c.end();
+      }
+      // Through the repository and the API: h's unit of work asking for g's memory and mind.
+      const listed = await t.app.get(TenantDb).run(h.tenantId, (tx) => t.app.get(AssociationsRepository).list(tx, g.mindId, theirs['flight']!, { limit: 20 }));
+      expect(listed).toEqual([]);
+      const search = await t.http().get('/v1/memory/search').query({ q: 'snorkel', explain: true }).set(asAgent(h)).expect(200);
+      const own = new Set(Object.values(ids.get(h)!));
+      const seen = (search.body.items as { id: string; explain: { associations: { from: string }[] } }[]).flatMap((i) => [i.id, ...i.explain.associations.map((a) => a.from)]);
+      expect(seen.length).toBeGreaterThan(1);
+      expect(seen.filter((id) => !own.has(id))).toEqual([]);
+    });
+
+    it('deleting a memory deletes the links from and to it (the foreign keys cascade on the shards), a router query', async () => {
+      const before = await linksOf(g);
+      expect(before.some(([m, , target]) => m === 'hotel' || target === 'hotel')).toBe(true);
+      await routed('delete a linked memory', () => t.http().delete(`/v1/memory/${ids.get(g)!['hotel']}`).set(asUser(g)).expect(204));
+      expect(await linksOf(g)).toEqual(before.filter(([m, , target]) => m !== 'hotel' && target !== 'hotel'));
+      // The other tenant's copy of it keeps its links.
+      expect(await linksOf(h, ['precedes', 'follows', 'shares_entity'])).toEqual(RULED);
+    });
+  });
+
+  describe('an upgrade of a distributed deployment to the association graph', () => {
+    // A deployment already on Citus (its tables distributed by tenant, rows in them) takes
+    // 20261204000000_associations as an upgrade takes it: migrateToLatest on the coordinator,
+    // whose DO block distributes memory_associations before its foreign keys. In a database of
+    // its own on the cluster's three nodes (citus and vector in each, the workers added to its
+    // coordinator), migrated up to the migration before and distributed as the release before did.
+    const NAME = 'engram_upgrade';
+    const BEFORE = '20261203010000_recall_index';
+    const T = '0190a000-0000-7000-8000-00000000a0a1';
+    const MIND = '0190a000-0000-7000-8000-00000000a0a2';
+    let nodes: { url: string; host: string; port: number; coordinator: boolean }[];
+    let upgradeOwner: Kysely<unknown>;
+    let upgradeApp: Kysely<DB>;
+    let applied: string[];
+    let ids: string[];
+    const on = async (url: string, statements: string[]): Promise<void> => {
+      const c = new Client({ connectionString: url });
+      await c.connect();
+      try {
+        for (const statement of statements) await c.query(statement);
+      } finally {
+        await c.end();
+      }
+    };
+    const upgraded = async <T>(query: string, params: unknown[] = []): Promise<T[]> => (await upgradeOwner.executeQuery<T>(CompiledQuery.raw(query, params))).rows;
+    /** One answer per shard of memory_associations (`%s`: the shard's name), from the workers. */
+    const perShard = async (command: string) =>
+      (await upgraded<{ result: string }>(`select result from run_command_on_shards('memory_associations', $1) order by shardid`, [command])).map((r) => r.result);
+    const job = () => {
+      const tenantDb = new TenantDb(upgradeApp);
+      const tenants = new TenantsRepository();
+      return new AssociationJob(tenantDb, new AssociationsRepository(), new RetrievalRepository(), tenants, new LifecycleSettings(tenants, new MemoriesRepository(), tenantDb));
+    };
+
+    beforeAll(async () => {
+      const urlOf = (host: string, port: number, database: string) => {
+        const u = new URL(ownerUrl);
+        u.hostname = host;
+        u.port = String(port);
+        u.pathname = `/${database}`;
+        return u.toString();
+      };
+      nodes = (await owner<{ host: string; port: number; coordinator: boolean }>(`select nodename as host, nodeport as port, groupid = 0 as coordinator from pg_dist_node order by groupid`)).map((n) => ({ ...n, url: urlOf(n.host, n.port, NAME) }));
+      for (const n of nodes) {
+        await on(urlOf(n.host, n.port, 'postgres'), [`create database ${NAME}`]);
+        await on(n.url, ['create extension citus', 'create extension vector']);
+      }
+      const coordinator = nodes.find((n) => n.coordinator)!;
+      await on(coordinator.url, [`select citus_set_coordinator_host('${coordinator.host}', ${coordinator.port})`, ...nodes.filter((n) => !n.coordinator).map((n) => `select citus_add_node('${n.host}', ${n.port})`)]);
+      upgradeOwner = openOwnerDatabase(coordinator.url);
+      const before = await new Migrator({ db: upgradeOwner, provider: new SqlFileMigrationProvider(migrationsDir()) }).migrateTo(BEFORE);
+      if (before.error) throw before.error;
+      await distributeOnCitus(upgradeOwner);
+      await upgraded(`insert into tenants (id, name) values ($1, 'upgraded')`, [T]);
+      await upgraded(`insert into minds (tenant_id, id, name) values ($1, $2, 'upgraded')`, [T, MIND]);
+      const appUrl = new URL(coordinator.url);
+      appUrl.username = 'engram_app';
+      upgradeApp = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new Pool({ connectionString: appUrl.toString(), max: 2 }) }) });
+      const TRIP = ['Ana booked the flight to Zanzibar for the summer', 'The hotel in Zanzibar has a rooftop pool', 'Ana packed sunscreen and a snorkel'];
+      const { vectors } = await t.app.get(RequestEmbedder).tryEmbed(TRIP);
+      ids = await seedMemories(
+        fixtureWriter(upgradeApp),
+        { tenantId: T, mindId: MIND },
+        TRIP.map((content, i) => ({ key: `trip_${i + 1}`, content, state: { embedding: vectorLiteral(vectors[i]!), embedding_status: 'ready' as const, temporal_context: 'trip', temporal_position: i + 1 } })),
+      );
+      applied = await migrateToLatest(upgradeOwner);
+    }, 180_000);
+
+    afterAll(async () => {
+      await upgradeApp?.destroy();
+      await upgradeOwner?.destroy();
+      // The workers' copies first: the coordinator's drop does not reach them.
+      for (const n of [...(nodes ?? [])].reverse()) {
+        const u = new URL(n.url);
+        u.pathname = '/postgres';
+        await on(u.toString(), [`drop database if exists ${NAME} with (force)`]).catch(() => undefined);
+      }
+    }, 60_000);
+
+    it('applies the migration on the distributed tables: memory_associations distributed by tenant, co-located with tenants, its rows on the shards', async () => {
+      expect(applied).toEqual(['20261204000000_associations']);
+      const rows = await upgraded<{ table: string; method: string; colocation: number }>(`select logicalrelid::text as table, partmethod as method, colocationid as colocation from pg_dist_partition where logicalrelid::text in ('tenants', 'memories', 'memory_associations') order by 1`);
+      expect(rows.map((r) => [r.table, r.method])).toEqual([['memories', 'h'], ['memory_associations', 'h'], ['tenants', 'h']]);
+      expect(new Set(rows.map((r) => r.colocation)).size).toBe(1);
+      // The rows written before the upgrade are there, each to be linked.
+      expect(await upgraded<{ n: number }>(`select count(*)::int as n from memories where tenant_id = $1 and associated_at is null`, [T])).toEqual([{ n: 3 }]);
+    });
+
+    it('has its foreign keys (cascading) and row-level security on the coordinator and on every shard', async () => {
+      const fks = await upgraded<{ def: string }>(`select pg_get_constraintdef(oid) as def from pg_constraint where conrelid = 'memory_associations'::regclass and contype = 'f' order by 1`);
+      expect(fks.map((f) => f.def)).toEqual([
+        'FOREIGN KEY (tenant_id, memory_id) REFERENCES memories(tenant_id, id) ON DELETE CASCADE',
+        'FOREIGN KEY (tenant_id, target_id) REFERENCES memories(tenant_id, id) ON DELETE CASCADE',
+      ]);
+      const policies = await upgraded<{ name: string; qual: string }>(`select policyname as name, qual from pg_policies where tablename = 'memory_associations'`);
+      expect(policies).toEqual([{ name: 'tenant_isolation', qual: '(tenant_id = engram_current_tenant())' }]);
+      const shards = await perShard(`select (select count(*) from pg_constraint where conrelid = '%1$s'::regclass and contype = 'f' and confdeltype = 'c') || ' ' || (select relrowsecurity and relforcerowsecurity from pg_class where oid = '%1$s'::regclass) || ' ' || (select count(*) from pg_policy where polrelid = '%1$s'::regclass) || ' ' || has_table_privilege('engram_app', '%1$s', 'insert')`);
+      expect(shards.length).toBeGreaterThan(1);
+      expect(new Set(shards)).toEqual(new Set(['2 true 1 true']));
+    });
+
+    it('the fan-out finds the tenant, the job links its memories (a router query), and the replaced content trigger resets them on the shards', async () => {
+      const upgradedJob = job();
+      expect(await upgradedJob.tenantsToRun([T])).toEqual([T]);
+      const { result: report, statements } = await recordStatementPlans(() => upgradedJob.run(T));
+      expect(await notRouterQueries('association job after the upgrade', statements)).toEqual([]);
+      const links = await upgraded<{ memory: string; relation: string; target: string }>(`select memory_id::text as memory, relation, target_id::text as target from memory_associations where tenant_id = $1 and relation <> 'similar_to'`, [T]);
+      expect(report).toEqual({ linked: 3, links: expect.any(Number) });
+      const [flight, hotel, packing] = ids as [string, string, string];
+      const sorted = (rows: typeof links) => rows.map((r) => [r.memory, r.relation, r.target].join(' ')).sort();
+      expect(sorted(links)).toEqual(
+        sorted([
+          { memory: flight, relation: 'follows', target: hotel },
+          { memory: flight, relation: 'shares_entity', target: hotel },
+          { memory: flight, relation: 'shares_entity', target: packing },
+          { memory: hotel, relation: 'follows', target: packing },
+          { memory: hotel, relation: 'precedes', target: flight },
+          { memory: hotel, relation: 'shares_entity', target: flight },
+          { memory: packing, relation: 'precedes', target: hotel },
+          { memory: packing, relation: 'shares_entity', target: flight },
+        ]),
+      );
+      expect(await upgradedJob.tenantsToRun([T])).toEqual([]);
+
+      // The workers run the new trigger function: a content change on the shard unlinks the memory.
+      const bodies = await upgraded<{ result: string }>(`select result from run_command_on_workers($$select prosrc ~ 'associated_at' from pg_proc where proname = 'engram_content_written'$$)`);
+      expect(bodies.map((b) => b.result)).toEqual(nodes.filter((n) => !n.coordinator).map(() => 't'));
+      await new TenantDb(upgradeApp).run(T, ({ trx }) => sql`update memories set content = 'The hotel in Zanzibar closed its pool' where tenant_id = ${T} and id = ${hotel}`.execute(trx));
+      const unlinked = await upgraded<{ id: string }>(`select id::text as id from memories where tenant_id = $1 and associated_at is null`, [T]);
+      expect(unlinked).toEqual([{ id: hotel }]);
+      expect(await upgradedJob.tenantsToRun([T])).toEqual([T]);
+      expect(await upgradedJob.run(T)).toMatchObject({ linked: 1 });
+
+      // And deleting a memory deletes its links on the shard.
+      await new TenantDb(upgradeApp).run(T, ({ trx }) => sql`delete from memories where tenant_id = ${T} and id = ${hotel}`.execute(trx));
+      expect(await upgraded<{ n: number }>(`select count(*)::int as n from memory_associations where tenant_id = $1 and $2 in (memory_id, target_id)`, [T, hotel])).toEqual([{ n: 0 }]);
+    });
   });
 });

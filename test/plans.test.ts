@@ -1,9 +1,9 @@
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import { Pool } from 'pg';
 import { systemClock } from '@engram/config';
-import { MemoriesRepository, MemorySweepsRepository, RetrievalRepository, TenantDb, TenantsRepository, vectorLiteral, type DB, type MatchMode, type MemoryFilter, type TenantTx, type VectorScan } from '@engram/db';
+import { AssociationsRepository, MemoriesRepository, MemorySweepsRepository, RetrievalRepository, TenantDb, TenantsRepository, vectorLiteral, type DB, type MatchMode, type MemoryFilter, type TenantTx, type VectorScan } from '@engram/db';
 import type { RequestEmbedder } from '@engram/embeddings';
-import { ForgettingJob, TieringJob } from '@engram/jobs';
+import { AssociationJob, ForgettingJob, TieringJob } from '@engram/jobs';
 import { DEFAULT_LIFECYCLE, type LifecycleConfig } from '@engram/memory';
 import { HybridSearch, LifecycleSettings } from '@engram/services';
 import { fixtureWriter, seedMemories, type MemorySeed } from './support/memory-fixtures';
@@ -98,7 +98,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const seqScan = (plan: string) => /Seq Scan on memories\b/.test(plan);
+const seqScan = (plan: string) => /Seq Scan on (memories|memory_associations)\b/.test(plan);
 
 describe('plans of search', () => {
   const retrieval = new RetrievalRepository();
@@ -246,5 +246,87 @@ describe('isolation of the text match', () => {
     expect(await count(OTHER, OTHER_MIND)).toBe(0);
     expect(await count(TENANT, OTHER_MIND)).toBe(0);
     expect(await count(TENANT, MIND)).toBe(ROWS / 4);
+  });
+});
+
+describe('plans of the association graph', () => {
+  // The graph as the job leaves it once it has caught up: three links from every memory of the
+  // two big minds (to the next three by id), every memory linked but the big mind's newest
+  // twenty, which are to link.
+  const UNLINKED = 20;
+  const associations = new AssociationsRepository();
+  const tenantDb = () => new TenantDb(kysely);
+  let middle: string;
+
+  beforeAll(async () => {
+    const owner = ownerQuery(db);
+    await owner(
+      `with m as (select tenant_id, mind_id, id, row_number() over (partition by mind_id order by id) as k from memories where mind_id in ($1, $2))
+       insert into memory_associations (tenant_id, mind_id, memory_id, target_id, relation, weight)
+       select a.tenant_id, a.mind_id, a.id, b.id, (array['similar_to', 'precedes', 'shares_entity'])[d], 0.5
+       from m a cross join generate_series(1, 3) d join m b on b.mind_id = a.mind_id and b.k = a.k + d`,
+      [MIND, OTHER_MIND],
+    );
+    await owner(`update memories set associated_at = now() where id not in (select id from memories where mind_id = $1 order by id desc limit ${UNLINKED})`, [MIND]);
+    await owner('vacuum analyze memories');
+    await owner('analyze memory_associations');
+    [{ id: middle }] = (await owner<{ id: string }>(`select id from memories where mind_id = $1 order by id offset $2 limit 1`, [MIND, ROWS / 2])) as [{ id: string }];
+  }, 120_000);
+
+  it('the job finds its memories by memories_unlinked_idx and their neighbours in time by memories_temporal_idx', async () => {
+    const settings = new LifecycleSettings(new TenantsRepository(), new MemoriesRepository(), tenantDb());
+    const job = new AssociationJob(tenantDb(), associations, new RetrievalRepository(), new TenantsRepository(), settings);
+    // As for the sweeps: at this size a sequential scan is cheapest; priced out, the plans show
+    // the index paths a large mind takes.
+    await kysely.executeQuery(CompiledQuery.raw(`select set_config('enable_seqscan', 'off', false)`));
+    try {
+      let report: Record<string, number> = {};
+      const seen = await planned(async () => {
+        report = await job.run(TENANT);
+      });
+      expect(report['linked']).toBe(UNLINKED);
+      expect(report['links']).toBeGreaterThan(UNLINKED);
+      const unlinked = seen.filter((p) => p.includes('skip locked'));
+      expect(unlinked).toHaveLength(1);
+      // Read in the index's order up to the limit, not every unlinked memory sorted.
+      expect(unlinked[0]).toMatch(/Index Scan using memories_unlinked_idx/);
+      expect(unlinked[0]).not.toMatch(/Sort/);
+      const link = seen.filter((p) => p.includes('insert into memory_associations'));
+      expect(link).toHaveLength(1);
+      // The nearest memory before and the nearest after, each a range of the temporal index.
+      expect(link[0]!.match(/Index (Only )?Scan( Backward)? using memories_temporal_idx/g)?.length).toBeGreaterThanOrEqual(2);
+      expect(seen.filter(seqScan)).toEqual([]);
+    } finally {
+      await kysely.executeQuery(CompiledQuery.raw(`select set_config('enable_seqscan', 'on', false)`));
+    }
+  });
+
+  it('a memory’s links are listed through the primary key (its own) and memory_associations_target_idx (those pointing at it)', async () => {
+    const seen = await planned(() =>
+      tenantDb().run(TENANT, async (tx) => {
+        const links = await associations.list(tx, MIND, middle, { limit: 20 });
+        // Three from it, three to it.
+        expect(links).toHaveLength(6);
+      }),
+    );
+    const all = seen.join('\n');
+    expect(all).toMatch(/Index (Only )?Scan using memory_associations_pkey/);
+    expect(all).toMatch(/Index (Only )?Scan using memory_associations_target_idx|Bitmap Index Scan on memory_associations_target_idx/);
+    expect(seen.filter(seqScan)).toEqual([]);
+  });
+
+  it('search follows the top hits’ links both ways through the same two indexes', async () => {
+    const hybrid = new HybridSearch(new RetrievalRepository(), new MemoriesRepository(), {} as RequestEmbedder, systemClock);
+    const seen = await planned(() =>
+      tenantDb().run(TENANT, async (tx) => {
+        const hits = await hybrid.search(tx, MIND, { q: 'zeppelin', mode: 'any', vector: null, filter: { activeAt: new Date() }, limit: 20 }, DEFAULT_LIFECYCLE, { access: false });
+        expect(hits.some((h) => h.explain.associations.length > 0)).toBe(true);
+      }),
+    );
+    const search = seen.filter((p) => p.includes('memory_associations'));
+    expect(search).toHaveLength(1);
+    expect(search[0]).toMatch(/Index (Only )?Scan using memory_associations_pkey/);
+    expect(search[0]).toMatch(/Index (Only )?Scan using memory_associations_target_idx|Bitmap Index Scan on memory_associations_target_idx/);
+    expect(seen.filter(seqScan)).toEqual([]);
   });
 });
