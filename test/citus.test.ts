@@ -530,7 +530,9 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
       const { result: stats } = await routed('stats (link counts)', () => t.http().get('/v1/memory/stats').set(asAgent(g)).expect(200));
       expect(stats.body.associations).toEqual({ links: (await linksOf(g)).length, unlinked: 0 });
 
-      // "snorkel" is in the packing memory alone: the others come by its links.
+      // "snorkel" is in the packing memory alone: the others come by its links (the expansion is
+      // off by default).
+      await t.http().patch('/v1/tenant/settings/lifecycle').set({ Authorization: `Bearer ${g.token}` }).send({ associations: { expand: true } }).expect(200);
       const { result: search, statements } = await routed('search following links', () =>
         t.http().get('/v1/memory/search').query({ q: 'snorkel', explain: true }).set(asAgent(g)).expect(200),
       );

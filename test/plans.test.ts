@@ -319,7 +319,7 @@ describe('plans of the association graph', () => {
     const hybrid = new HybridSearch(new RetrievalRepository(), new MemoriesRepository(), {} as RequestEmbedder, systemClock);
     const seen = await planned(() =>
       tenantDb().run(TENANT, async (tx) => {
-        const hits = await hybrid.search(tx, MIND, { q: 'zeppelin', mode: 'any', vector: null, filter: { activeAt: new Date() }, limit: 20 }, DEFAULT_LIFECYCLE, { access: false });
+        const hits = await hybrid.search(tx, MIND, { q: 'zeppelin', mode: 'any', vector: null, filter: { activeAt: new Date() }, limit: 20 }, { ...DEFAULT_LIFECYCLE, associations: { ...DEFAULT_LIFECYCLE.associations, expand: true } }, { access: false });
         expect(hits.some((h) => h.explain.associations.length > 0)).toBe(true);
       }),
     );

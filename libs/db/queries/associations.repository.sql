@@ -110,33 +110,48 @@ from
         from
           (
             select
-              s.id as source,
-              m.id as target,
-              (s.embedding <=> m.embedding)::float8 as d,
+              source,
+              target,
+              d,
               row_number() over (
                 partition by
-                  s.id
+                  source
                 order by
-                  s.embedding <=> m.embedding,
-                  m.id desc
+                  d,
+                  target desc
               ) as rn
             from
-              src s
-              join (
+              (
                 select
-                  id,
-                  embedding
+                  s.id as source,
+                  m.id as target,
+                  (s.v <=> m.v)::float8 as d
                 from
-                  memories
-                where
-                  tenant_id = $13
-                  and mind_id = $14
-                  and embedding is not null
-                offset
-                  0
-              ) m on m.id <> s.id
-            where
-              s.embedding is not null
+                  (
+                    select
+                      id,
+                      l2_normalize (embedding) as v
+                    from
+                      src
+                    where
+                      embedding is not null
+                    offset
+                      0
+                  ) s
+                  join (
+                    select
+                      id,
+                      l2_normalize (embedding) as v
+                    from
+                      memories
+                    where
+                      tenant_id = $13
+                      and mind_id = $14
+                      and embedding is not null
+                    offset
+                      0
+                  ) m on m.id <> s.id
+              ) pairs
           ) p
         where
           rn <= $15

@@ -111,13 +111,16 @@ export class AssociationsRepository {
       await sql`select set_config('ivfflat.probes', ${String(options.scan.probes)}, true), set_config('ivfflat.iterative_scan', 'relaxed_order', true)`.execute(tx.trx);
     }
     const similar = options.scan.exact
-      ? sql`
+      ? // Each vector read once: a stored vector is TOAST (3 KB), and the pairs' join compared
+        // the toasted values, detoasting the mind's vector again for every source (92,000 buffer
+        // reads for 152 × 152 pairs, 73 ms; a computed copy, materialised: 783 and 13 ms).
+        // l2_normalize leaves the cosine distance as it is.
+        sql`
         select source, target, 'similar_to'::text as relation, 1 - d as weight, null::text as via from (
-          select s.id as source, m.id as target, (s.embedding <=> m.embedding)::float8 as d,
-                 row_number() over (partition by s.id order by s.embedding <=> m.embedding, m.id desc) as rn
-          from src s
-          join (select id, embedding from memories where tenant_id = ${t} and mind_id = ${mindId} and embedding is not null offset 0) m on m.id <> s.id
-          where s.embedding is not null) p
+          select source, target, d, row_number() over (partition by source order by d, target desc) as rn from (
+            select s.id as source, m.id as target, (s.v <=> m.v)::float8 as d
+            from (select id, l2_normalize(embedding) as v from src where embedding is not null offset 0) s
+            join (select id, l2_normalize(embedding) as v from memories where tenant_id = ${t} and mind_id = ${mindId} and embedding is not null offset 0) m on m.id <> s.id) pairs) p
         where rn <= ${a.per_relation} and 1 - d >= ${a.similar_min}::float8`
       : sql`
         select s.id as source, n.id as target, 'similar_to'::text as relation, 1 - n.d as weight, null::text as via
