@@ -60,39 +60,75 @@ from
           and mind_id = $3
           and id = any ($4::uuid[])
       ),
+      -- Referenced by the exact pass only (an unreferenced CTE is not run).
+      src_vectors as materialized (
+        select
+          id,
+          l2_normalize (embedding) as v
+        from
+          src
+        where
+          embedding is not null
+      ),
+      mind_vectors as materialized (
+        select
+          id,
+          l2_normalize (embedding) as v
+        from
+          memories
+        where
+          tenant_id = $5
+          and mind_id = $6
+          and embedding is not null
+      ),
       names as (
         select
           x.source,
           x.name
         from
-          unnest($5::uuid[], $6::text[]) as x (source, name)
+          unnest($7::uuid[], $8::text[]) as x (source, name)
+      ),
+      -- Each distinct name looked up once (a name is often in several memories of a batch),
+      -- materialised: inlined, the look-up ran again for every mention of its ids below.
+      looked_up as materialized (
+        select
+          d.name,
+          array(
+            select
+              x.id
+            from
+              engram_text_match ($9, $10, phraseto_tsquery('english', d.name), $11) x
+          ) as ids
+        from
+          (
+            select distinct
+              name
+            from
+              names
+          ) d
+        where
+          numnode(phraseto_tsquery('english', d.name)) > 0
       ),
       matched as (
         select
           n.source,
           n.name,
-          array(
-            select
-              x.id
-            from
-              engram_text_match ($7, $8, phraseto_tsquery('english', n.name), $9) x
-          ) as ids
+          l.ids
         from
           names n
-        where
-          numnode(phraseto_tsquery('english', n.name)) > 0
+          join looked_up l on l.name = n.name
       ),
       shared as (
         select distinct
           on (m.source, x.id) m.source,
           x.id as target,
           m.name,
-          ln($10::float8 / cardinality(m.ids)) / ln($11::float8) as weight
+          ln($12::float8 / cardinality(m.ids)) / ln($13::float8) as weight
         from
           matched m
           cross join unnest(m.ids) as x (id)
         where
-          cardinality(m.ids) between 2 and $12
+          cardinality(m.ids) between 2 and $14
           and x.id <> m.source
         order by
           m.source,
@@ -127,30 +163,8 @@ from
                   m.id as target,
                   (s.v <=> m.v)::float8 as d
                 from
-                  (
-                    select
-                      id,
-                      l2_normalize (embedding) as v
-                    from
-                      src
-                    where
-                      embedding is not null
-                    offset
-                      0
-                  ) s
-                  join (
-                    select
-                      id,
-                      l2_normalize (embedding) as v
-                    from
-                      memories
-                    where
-                      tenant_id = $13
-                      and mind_id = $14
-                      and embedding is not null
-                    offset
-                      0
-                  ) m on m.id <> s.id
+                  src_vectors s
+                  join mind_vectors m on m.id <> s.id
               ) pairs
           ) p
         where

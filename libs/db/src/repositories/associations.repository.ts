@@ -111,16 +111,15 @@ export class AssociationsRepository {
       await sql`select set_config('ivfflat.probes', ${String(options.scan.probes)}, true), set_config('ivfflat.iterative_scan', 'relaxed_order', true)`.execute(tx.trx);
     }
     const similar = options.scan.exact
-      ? // Each vector read once: a stored vector is TOAST (3 KB), and the pairs' join compared
-        // the toasted values, detoasting the mind's vector again for every source (92,000 buffer
-        // reads for 152 × 152 pairs, 73 ms; a computed copy, materialised: 783 and 13 ms).
-        // l2_normalize leaves the cosine distance as it is.
+      ? // Each vector read once (the CTEs below): a stored vector is TOAST (3 KB), and a join of
+        // the stored vectors detoasted the mind's again for every source (92,000 buffer reads for
+        // 152 × 152 pairs, 73 ms; normalised copies, materialised: 783 and 13 ms). l2_normalize
+        // leaves the cosine distance as it is.
         sql`
         select source, target, 'similar_to'::text as relation, 1 - d as weight, null::text as via from (
           select source, target, d, row_number() over (partition by source order by d, target desc) as rn from (
             select s.id as source, m.id as target, (s.v <=> m.v)::float8 as d
-            from (select id, l2_normalize(embedding) as v from src where embedding is not null offset 0) s
-            join (select id, l2_normalize(embedding) as v from memories where tenant_id = ${t} and mind_id = ${mindId} and embedding is not null offset 0) m on m.id <> s.id) pairs) p
+            from src_vectors s join mind_vectors m on m.id <> s.id) pairs) p
         where rn <= ${a.per_relation} and 1 - d >= ${a.similar_min}::float8`
       : sql`
         select s.id as source, n.id as target, 'similar_to'::text as relation, 1 - n.d as weight, null::text as via
@@ -141,10 +140,17 @@ export class AssociationsRepository {
         with src as (
           select id, embedding, temporal_context, temporal_position from memories
           where tenant_id = ${t} and mind_id = ${mindId} and id = any(${ids}::uuid[])),
+        -- Referenced by the exact pass only (an unreferenced CTE is not run).
+        src_vectors as materialized (select id, l2_normalize(embedding) as v from src where embedding is not null),
+        mind_vectors as materialized (
+          select id, l2_normalize(embedding) as v from memories where tenant_id = ${t} and mind_id = ${mindId} and embedding is not null),
         names as (select x.source, x.name from unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::text[]) as x(source, name)),
-        matched as (
-          select n.source, n.name, array(select x.id from engram_text_match(${t}, ${mindId}, phraseto_tsquery('english', n.name), ${cap + 1}) x) as ids
-          from names n where numnode(phraseto_tsquery('english', n.name)) > 0),
+        -- Each distinct name looked up once (a name is often in several memories of a batch),
+        -- materialised: inlined, the look-up ran again for every mention of its ids below.
+        looked_up as materialized (
+          select d.name, array(select x.id from engram_text_match(${t}, ${mindId}, phraseto_tsquery('english', d.name), ${cap + 1}) x) as ids
+          from (select distinct name from names) d where numnode(phraseto_tsquery('english', d.name)) > 0),
+        matched as (select n.source, n.name, l.ids from names n join looked_up l on l.name = n.name),
         shared as (
           select distinct on (m.source, x.id) m.source, x.id as target, m.name,
                  ln(${n}::float8 / cardinality(m.ids)) / ln(${n}::float8) as weight
