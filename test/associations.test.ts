@@ -280,6 +280,8 @@ describe('associations: GET /v1/memory/:id/associations', () => {
       const hits = await search();
       const lunch = hits.find((h) => h.id === ids.lunch_plan);
       expect(lunch?.explain.associations).toEqual(expect.arrayContaining([{ from: ids.invoice_call, relation: 'shares_entity', weight: expect.any(Number) }]));
+      // A pair linked both ways gives score once (a newcomer saw it counted twice).
+      for (const hit of hits) expect(new Set(hit.explain.associations.map((l) => `${l.from} ${l.relation}`)).size).toBe(hit.explain.associations.length);
     } finally {
       await t.http().patch('/v1/tenant/settings/lifecycle').set(admin).send({ associations: { expand: null } }).expect(200);
     }

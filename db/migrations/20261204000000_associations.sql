@@ -14,7 +14,7 @@ create table memory_associations (
   memory_id   uuid not null,
   target_id   uuid not null check (target_id <> memory_id),
   relation    text not null check (relation in ('similar_to', 'precedes', 'follows', 'shares_entity', 'causes', 'effects')),
-  -- 0..1: cosine similarity (similar_to), 1 / (1 + gap in positions) (precedes, follows), the
+  -- 0..1: cosine similarity (similar_to), 1 / gap in positions (precedes, follows), the
   -- named thing's rarity in the mind (shares_entity).
   weight      double precision not null check (weight >= 0 and weight <= 1),
   -- The named thing shared (shares_entity), lower-cased; null for the other relations.

@@ -16,7 +16,7 @@ order by
   memories.id
 limit
   $2
-for update
+for no key update
   skip locked;
 
 -- AssociationsRepository.link

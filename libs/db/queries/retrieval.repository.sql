@@ -261,35 +261,45 @@ with
           *
         from
           (
-            select
-              a.target_id as target,
-              a.relation,
-              a.weight
+            -- A pair linked both ways counts once, the stronger (as the API lists it).
+            select distinct
+              on (y.target, y.relation) y.*
             from
-              memory_associations a
-            where
-              a.tenant_id = $26
-              and a.memory_id = s.id
-            union all
-            select
-              a.memory_id,
-              case a.relation
-                when 'precedes' then 'follows'
-                when 'follows' then 'precedes'
-                when 'causes' then 'effects'
-                when 'effects' then 'causes'
-                else a.relation
-              end,
-              a.weight
-            from
-              memory_associations a
-            where
-              a.tenant_id = $27
-              and a.target_id = s.id
-          ) y
+              (
+                select
+                  a.target_id as target,
+                  a.relation,
+                  a.weight
+                from
+                  memory_associations a
+                where
+                  a.tenant_id = $26
+                  and a.memory_id = s.id
+                union all
+                select
+                  a.memory_id,
+                  case a.relation
+                    when 'precedes' then 'follows'
+                    when 'follows' then 'precedes'
+                    when 'causes' then 'effects'
+                    when 'effects' then 'causes'
+                    else a.relation
+                  end,
+                  a.weight
+                from
+                  memory_associations a
+                where
+                  a.tenant_id = $27
+                  and a.target_id = s.id
+              ) y
+            order by
+              y.target,
+              y.relation,
+              y.weight desc
+          ) z
         order by
-          y.weight desc,
-          y.target desc
+          z.weight desc,
+          z.target desc
         limit
           $28
       ) l
@@ -606,35 +616,45 @@ with
           *
         from
           (
-            select
-              a.target_id as target,
-              a.relation,
-              a.weight
+            -- A pair linked both ways counts once, the stronger (as the API lists it).
+            select distinct
+              on (y.target, y.relation) y.*
             from
-              memory_associations a
-            where
-              a.tenant_id = $29
-              and a.memory_id = s.id
-            union all
-            select
-              a.memory_id,
-              case a.relation
-                when 'precedes' then 'follows'
-                when 'follows' then 'precedes'
-                when 'causes' then 'effects'
-                when 'effects' then 'causes'
-                else a.relation
-              end,
-              a.weight
-            from
-              memory_associations a
-            where
-              a.tenant_id = $30
-              and a.target_id = s.id
-          ) y
+              (
+                select
+                  a.target_id as target,
+                  a.relation,
+                  a.weight
+                from
+                  memory_associations a
+                where
+                  a.tenant_id = $29
+                  and a.memory_id = s.id
+                union all
+                select
+                  a.memory_id,
+                  case a.relation
+                    when 'precedes' then 'follows'
+                    when 'follows' then 'precedes'
+                    when 'causes' then 'effects'
+                    when 'effects' then 'causes'
+                    else a.relation
+                  end,
+                  a.weight
+                from
+                  memory_associations a
+                where
+                  a.tenant_id = $30
+                  and a.target_id = s.id
+              ) y
+            order by
+              y.target,
+              y.relation,
+              y.weight desc
+          ) z
         order by
-          y.weight desc,
-          y.target desc
+          z.weight desc,
+          z.target desc
         limit
           $31
       ) l
@@ -868,35 +888,45 @@ with
           *
         from
           (
-            select
-              a.target_id as target,
-              a.relation,
-              a.weight
+            -- A pair linked both ways counts once, the stronger (as the API lists it).
+            select distinct
+              on (y.target, y.relation) y.*
             from
-              memory_associations a
-            where
-              a.tenant_id = $10
-              and a.memory_id = s.id
-            union all
-            select
-              a.memory_id,
-              case a.relation
-                when 'precedes' then 'follows'
-                when 'follows' then 'precedes'
-                when 'causes' then 'effects'
-                when 'effects' then 'causes'
-                else a.relation
-              end,
-              a.weight
-            from
-              memory_associations a
-            where
-              a.tenant_id = $11
-              and a.target_id = s.id
-          ) y
+              (
+                select
+                  a.target_id as target,
+                  a.relation,
+                  a.weight
+                from
+                  memory_associations a
+                where
+                  a.tenant_id = $10
+                  and a.memory_id = s.id
+                union all
+                select
+                  a.memory_id,
+                  case a.relation
+                    when 'precedes' then 'follows'
+                    when 'follows' then 'precedes'
+                    when 'causes' then 'effects'
+                    when 'effects' then 'causes'
+                    else a.relation
+                  end,
+                  a.weight
+                from
+                  memory_associations a
+                where
+                  a.tenant_id = $11
+                  and a.target_id = s.id
+              ) y
+            order by
+              y.target,
+              y.relation,
+              y.weight desc
+          ) z
         order by
-          y.weight desc,
-          y.target desc
+          z.weight desc,
+          z.target desc
         limit
           $12
       ) l

@@ -68,7 +68,9 @@ export class AssociationsRepository {
   /**
    * Up to `limit` memories whose links are to be built: new or changed content
    * (`associated_at` null) that has its vector, or will not get one. Locked (skipping locked
-   * rows), so that two runs of the job do not link the same memory at once. In id order, read
+   * rows), so that two runs of the job do not link the same memory at once; `no key update`, not
+   * `update`: the other run's links to these rows take their foreign key's key-share lock, which
+   * `for update` blocks (two runs of one tenant deadlocked on each other's batches). In id order, read
    * from memories_unlinked_idx up to the limit (`memories.id`: a bare `id` would be the text
    * output column, and every unlinked memory of the tenant would be sorted for each batch).
    */
@@ -78,7 +80,7 @@ export class AssociationsRepository {
       select id::text as id, mind_id::text as mind_id, content, tags from memories
       where tenant_id = ${tx.tenantId} and associated_at is null and embedding_status <> 'pending'
       order by memories.id limit ${limit}
-      for update skip locked`.execute(tx.trx);
+      for no key update skip locked`.execute(tx.trx);
     return rows;
   }
 

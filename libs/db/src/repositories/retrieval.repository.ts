@@ -241,10 +241,13 @@ export class RetrievalRepository {
         select s.id as source, l.target, l.relation, l.weight from tops s
         cross join lateral (
           select * from (
-            select a.target_id as target, a.relation, a.weight from memory_associations a where a.tenant_id = ${t} and a.memory_id = s.id
-            union all
-            select a.memory_id, ${INVERSE_RELATION_SQL}, a.weight from memory_associations a where a.tenant_id = ${t} and a.target_id = s.id) y
-          order by y.weight desc, y.target desc limit ${expand.per}) l)`
+            -- A pair linked both ways counts once, the stronger (as the API lists it).
+            select distinct on (y.target, y.relation) y.* from (
+              select a.target_id as target, a.relation, a.weight from memory_associations a where a.tenant_id = ${t} and a.memory_id = s.id
+              union all
+              select a.memory_id, ${INVERSE_RELATION_SQL}, a.weight from memory_associations a where a.tenant_id = ${t} and a.target_id = s.id) y
+            order by y.target, y.relation, y.weight desc) z
+          order by z.weight desc, z.target desc limit ${expand.per}) l)`
       : sql``;
     const linkedRows = expand
       ? sql`
