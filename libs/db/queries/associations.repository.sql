@@ -283,52 +283,60 @@ select
   o.occurred_at
 from
   (
-    select distinct
-      on (x.memory_id, x.relation) x.*
+    select
+      b.other as memory_id,
+      b.relation,
+      b.weight,
+      b.via,
+      b.direction,
+      b.created_at
     from
       (
-        select
-          a.target_id as memory_id,
-          a.relation,
-          a.weight,
-          a.via,
-          'out' as direction,
-          a.created_at
+        select distinct
+          on (x.other, x.relation) x.*
         from
-          memory_associations a
-        where
-          a.tenant_id = $1
-          and a.memory_id = $2
-          and a.mind_id = $3
-        union all
-        select
-          a.memory_id,
-          case a.relation
-            when 'precedes' then 'follows'
-            when 'follows' then 'precedes'
-            when 'causes' then 'effects'
-            when 'effects' then 'causes'
-            else a.relation
-          end,
-          a.weight,
-          a.via,
-          'in',
-          a.created_at
-        from
-          memory_associations a
-        where
-          a.tenant_id = $4
-          and a.target_id = $5
-          and a.mind_id = $6
-      ) x
-    order by
-      x.memory_id,
-      x.relation,
-      x.weight desc,
-      x.direction desc
+          (
+            select
+              a.target_id as other,
+              a.relation,
+              a.weight,
+              a.via,
+              'out' as direction,
+              a.created_at
+            from
+              memory_associations a
+            where
+              a.tenant_id = $1
+              and a.memory_id = $2::uuid
+            union all
+            select
+              a.memory_id,
+              case a.relation
+                when 'precedes' then 'follows'
+                when 'follows' then 'precedes'
+                when 'causes' then 'effects'
+                when 'effects' then 'causes'
+                else a.relation
+              end,
+              a.weight,
+              a.via,
+              'in',
+              a.created_at
+            from
+              memory_associations a
+            where
+              a.tenant_id = $3
+              and a.target_id = $4::uuid
+          ) x
+        order by
+          x.other,
+          x.relation,
+          x.weight desc,
+          x.direction desc
+      ) b
   ) l
-  join memories o on o.tenant_id = $7
-  and o.mind_id = $8
+  join memories o on o.tenant_id = $5
+  and o.mind_id = $6
   and o.id = l.memory_id
 where
   true
@@ -337,7 +345,7 @@ order by
   l.relation desc,
   l.memory_id desc
 limit
-  $9;
+  $7;
 
 -- AssociationsRepository.list (generalisation links, after a cursor)
 select
@@ -355,111 +363,87 @@ select
   o.occurred_at
 from
   (
-    select distinct
-      on (x.memory_id, x.relation) x.*
+    select
+      b.other as memory_id,
+      b.relation,
+      b.weight,
+      b.via,
+      b.direction,
+      b.created_at
     from
       (
-        select
-          a.target_id as memory_id,
-          a.relation,
-          a.weight,
-          a.via,
-          'out' as direction,
-          a.created_at
+        select distinct
+          on (x.other, x.relation) x.*
         from
-          memory_associations a
-        where
-          a.tenant_id = $1
-          and a.memory_id = $2
-          and a.mind_id = $3
-        union all
-        select
-          a.memory_id,
-          case a.relation
-            when 'precedes' then 'follows'
-            when 'follows' then 'precedes'
-            when 'causes' then 'effects'
-            when 'effects' then 'causes'
-            else a.relation
-          end,
-          a.weight,
-          a.via,
-          'in',
-          a.created_at
-        from
-          memory_associations a
-        where
-          a.tenant_id = $4
-          and a.target_id = $5
-          and a.mind_id = $6
-        union all
-        select
-          g.memory_id,
-          g.relation,
-          1::float8,
-          null::text,
-          'out',
-          case g.relation
-            when 'generalises' then m.created_at
-            else $7::timestamptz
-          end
-        from
-          unnest($8::uuid[], $9::text[]) as g (memory_id, relation)
-          join memories m on m.tenant_id = $10
-          and m.mind_id = $11
-          and m.id = g.memory_id
-      ) x
-    order by
-      x.memory_id,
-      x.relation,
-      x.weight desc,
-      x.direction desc
+          (
+            select
+              a.target_id as other,
+              a.relation,
+              a.weight,
+              a.via,
+              'out' as direction,
+              a.created_at
+            from
+              memory_associations a
+            where
+              a.tenant_id = $1
+              and a.memory_id = $2::uuid
+            union all
+            select
+              a.memory_id,
+              case a.relation
+                when 'precedes' then 'follows'
+                when 'follows' then 'precedes'
+                when 'causes' then 'effects'
+                when 'effects' then 'causes'
+                else a.relation
+              end,
+              a.weight,
+              a.via,
+              'in',
+              a.created_at
+            from
+              memory_associations a
+            where
+              a.tenant_id = $3
+              and a.target_id = $4::uuid
+          ) x
+        order by
+          x.other,
+          x.relation,
+          x.weight desc,
+          x.direction desc
+      ) b
+    union all
+    select
+      g.memory_id,
+      g.relation,
+      1::float8,
+      null::text,
+      'out',
+      case g.relation
+        when 'generalises' then m.created_at
+        else $5::timestamptz
+      end
+    from
+      unnest($6::uuid[], $7::text[]) as g (memory_id, relation)
+      join memories m on m.tenant_id = $8
+      and m.mind_id = $9
+      and m.id = g.memory_id
   ) l
-  join memories o on o.tenant_id = $12
-  and o.mind_id = $13
+  join memories o on o.tenant_id = $10
+  and o.mind_id = $11
   and o.id = l.memory_id
 where
   true
-  and l.relation = $14
-  and (l.weight, l.relation, l.memory_id) < ($15::float8, $16::text, $17::uuid)
+  and l.relation = $12
+  and (l.weight, l.relation, l.memory_id) < ($13::float8, $14::text, $15::uuid)
 order by
   l.weight desc,
   l.relation desc,
   l.memory_id desc
 limit
-  $18;
-
--- AssociationsRepository.strongestWeights
-select
-  i.id::text as id,
-  array(
-    select
-      w
-    from
-      (
-        select
-          a.weight as w
-        from
-          memory_associations a
-        where
-          a.tenant_id = $1
-          and a.memory_id = i.id
-        union all
-        select
-          a.weight
-        from
-          memory_associations a
-        where
-          a.tenant_id = $2
-          and a.target_id = i.id
-      ) x
-    order by
-      w desc
-    limit
-      3
-  ) as weights
-from
-  unnest($3::uuid[]) as i (id);
+  $16;
 
 -- AssociationsRepository.counts
 select

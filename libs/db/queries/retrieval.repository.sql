@@ -251,7 +251,7 @@ with
   links as (
     select
       s.id as source,
-      l.target,
+      l.other as target,
       l.relation,
       l.weight
     from
@@ -261,15 +261,17 @@ with
           *
         from
           (
-            -- A pair linked both ways counts once, the stronger (as the API lists it).
             select distinct
-              on (y.target, y.relation) y.*
+              on (x.other, x.relation) x.*
             from
               (
                 select
-                  a.target_id as target,
+                  a.target_id as other,
                   a.relation,
-                  a.weight
+                  a.weight,
+                  a.via,
+                  'out' as direction,
+                  a.created_at
                 from
                   memory_associations a
                 where
@@ -285,21 +287,25 @@ with
                     when 'effects' then 'causes'
                     else a.relation
                   end,
-                  a.weight
+                  a.weight,
+                  a.via,
+                  'in',
+                  a.created_at
                 from
                   memory_associations a
                 where
                   a.tenant_id = $27
                   and a.target_id = s.id
-              ) y
+              ) x
             order by
-              y.target,
-              y.relation,
-              y.weight desc
+              x.other,
+              x.relation,
+              x.weight desc,
+              x.direction desc
           ) z
         order by
           z.weight desc,
-          z.target desc
+          z.other desc
         limit
           $28
       ) l
@@ -606,7 +612,7 @@ with
   links as (
     select
       s.id as source,
-      l.target,
+      l.other as target,
       l.relation,
       l.weight
     from
@@ -616,15 +622,17 @@ with
           *
         from
           (
-            -- A pair linked both ways counts once, the stronger (as the API lists it).
             select distinct
-              on (y.target, y.relation) y.*
+              on (x.other, x.relation) x.*
             from
               (
                 select
-                  a.target_id as target,
+                  a.target_id as other,
                   a.relation,
-                  a.weight
+                  a.weight,
+                  a.via,
+                  'out' as direction,
+                  a.created_at
                 from
                   memory_associations a
                 where
@@ -640,21 +648,25 @@ with
                     when 'effects' then 'causes'
                     else a.relation
                   end,
-                  a.weight
+                  a.weight,
+                  a.via,
+                  'in',
+                  a.created_at
                 from
                   memory_associations a
                 where
                   a.tenant_id = $30
                   and a.target_id = s.id
-              ) y
+              ) x
             order by
-              y.target,
-              y.relation,
-              y.weight desc
+              x.other,
+              x.relation,
+              x.weight desc,
+              x.direction desc
           ) z
         order by
           z.weight desc,
-          z.target desc
+          z.other desc
         limit
           $31
       ) l
@@ -878,7 +890,7 @@ with
   links as (
     select
       s.id as source,
-      l.target,
+      l.other as target,
       l.relation,
       l.weight
     from
@@ -888,15 +900,17 @@ with
           *
         from
           (
-            -- A pair linked both ways counts once, the stronger (as the API lists it).
             select distinct
-              on (y.target, y.relation) y.*
+              on (x.other, x.relation) x.*
             from
               (
                 select
-                  a.target_id as target,
+                  a.target_id as other,
                   a.relation,
-                  a.weight
+                  a.weight,
+                  a.via,
+                  'out' as direction,
+                  a.created_at
                 from
                   memory_associations a
                 where
@@ -912,21 +926,25 @@ with
                     when 'effects' then 'causes'
                     else a.relation
                   end,
-                  a.weight
+                  a.weight,
+                  a.via,
+                  'in',
+                  a.created_at
                 from
                   memory_associations a
                 where
                   a.tenant_id = $11
                   and a.target_id = s.id
-              ) y
+              ) x
             order by
-              y.target,
-              y.relation,
-              y.weight desc
+              x.other,
+              x.relation,
+              x.weight desc,
+              x.direction desc
           ) z
         order by
           z.weight desc,
-          z.target desc
+          z.other desc
         limit
           $12
       ) l

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { GeneralisationLink, LifecycleConfig, LinkRelation, MemoryCategory, MemoryType } from '@engram/memory';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { TenantTx } from '../tenant-db';
@@ -51,9 +51,29 @@ export interface AssociationCursor {
 }
 
 /** The relation as seen from the link's target, in SQL (libs/memory inverseRelation). */
-export const INVERSE_RELATION_SQL = sql.raw(
+const INVERSE_RELATION_SQL = sql.raw(
   `case a.relation when 'precedes' then 'follows' when 'follows' then 'precedes' when 'causes' then 'effects' when 'effects' then 'causes' else a.relation end`,
 );
+
+/**
+ * A memory's links both ways, as SQL rows `(other, relation, weight, via, direction, created_at)`:
+ * a link found from the other memory (`in`) with its relation as seen from this one, and a pair
+ * linked both ways once per relation, the stronger (ties: the link found from this memory). Two
+ * index look-ups: the primary key and memory_associations_target_idx. What the API lists and what
+ * search follows (RetrievalRepository.search).
+ *
+ * @param memoryId the memory's id, as SQL (a parameter or a column of the outer query)
+ */
+export function linksBothWays(tenantId: string, memoryId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`
+    select distinct on (x.other, x.relation) x.* from (
+      select a.target_id as other, a.relation, a.weight, a.via, 'out' as direction, a.created_at from memory_associations a
+      where a.tenant_id = ${tenantId} and a.memory_id = ${memoryId}
+      union all
+      select a.memory_id, ${INVERSE_RELATION_SQL}, a.weight, a.via, 'in', a.created_at from memory_associations a
+      where a.tenant_id = ${tenantId} and a.target_id = ${memoryId}) x
+    order by x.other, x.relation, x.weight desc, x.direction desc`;
+}
 
 const M = SAMPLE.uuid;
 const LINK = { scan: { exact: true } as const, mindSize: 600 };
@@ -221,39 +241,16 @@ export class AssociationsRepository {
           from unnest(${generalised.map((g) => g.memory_id)}::uuid[], ${generalised.map((g) => g.relation)}::text[]) as g(memory_id, relation)
           join memories m on m.tenant_id = ${t} and m.mind_id = ${mindId} and m.id = g.memory_id`
       : sql``;
+    // Links stay within a mind: the other memory's row, read in the mind, keeps them there.
     const { rows } = await sql<AssociationRow>`
       select l.memory_id::text as memory_id, l.relation, l.weight, l.via, l.direction, l.created_at,
              o.category, o.key, o.content, o.content_z, o.memory_type, o.occurred_at from (
-        select distinct on (x.memory_id, x.relation) x.* from (
-          select a.target_id as memory_id, a.relation, a.weight, a.via, 'out' as direction, a.created_at from memory_associations a
-          where a.tenant_id = ${t} and a.memory_id = ${memoryId} and a.mind_id = ${mindId}
-          union all
-          select a.memory_id, ${INVERSE_RELATION_SQL}, a.weight, a.via, 'in', a.created_at from memory_associations a
-          where a.tenant_id = ${t} and a.target_id = ${memoryId} and a.mind_id = ${mindId}${linked}) x
-        order by x.memory_id, x.relation, x.weight desc, x.direction desc) l
+        select b.other as memory_id, b.relation, b.weight, b.via, b.direction, b.created_at from (${linksBothWays(t, sql`${memoryId}::uuid`)}) b${linked}) l
       join memories o on o.tenant_id = ${t} and o.mind_id = ${mindId} and o.id = l.memory_id
       where true ${relation} ${after}
       order by l.weight desc, l.relation desc, l.memory_id desc
       limit ${page.limit}`.execute(tx.trx);
     return rows;
-  }
-
-  /**
-   * Each memory's association strength signals: the weights of its strongest links (both
-   * directions), at most three a memory (libs/memory associationStrength averages them).
-   */
-  @GenerateSql({ params: [[M]] })
-  async strongestWeights(tx: TenantTx, ids: readonly string[]): Promise<Map<string, number[]>> {
-    const t = tx.tenantId;
-    const { rows } = await sql<{ id: string; weights: number[] }>`
-      select i.id::text as id, array(
-        select w from (
-          select a.weight as w from memory_associations a where a.tenant_id = ${t} and a.memory_id = i.id
-          union all
-          select a.weight from memory_associations a where a.tenant_id = ${t} and a.target_id = i.id) x
-        order by w desc limit 3) as weights
-      from unnest(${ids}::uuid[]) as i(id)`.execute(tx.trx);
-    return new Map(rows.map((r) => [r.id, r.weights]));
   }
 
   /**

@@ -6,7 +6,7 @@ import { memoryFilterSql, type MemoryFilter } from '../memory-filter';
 import { PREPARED } from '../prepared';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { TenantTx } from '../tenant-db';
-import { INVERSE_RELATION_SQL } from './associations.repository';
+import { linksBothWays } from './associations.repository';
 import { textSql, vectorSql } from './retrieval-sql';
 
 /**
@@ -238,16 +238,10 @@ export class RetrievalRepository {
           select h.id, row_number() over (partition by h.branch order by case when h.branch = 'text' then -h.score else h.score end, h.id desc) as r from hits h) x
         where r <= ${expand.from}),
       links as (
-        select s.id as source, l.target, l.relation, l.weight from tops s
+        select s.id as source, l.other as target, l.relation, l.weight from tops s
         cross join lateral (
-          select * from (
-            -- A pair linked both ways counts once, the stronger (as the API lists it).
-            select distinct on (y.target, y.relation) y.* from (
-              select a.target_id as target, a.relation, a.weight from memory_associations a where a.tenant_id = ${t} and a.memory_id = s.id
-              union all
-              select a.memory_id, ${INVERSE_RELATION_SQL}, a.weight from memory_associations a where a.tenant_id = ${t} and a.target_id = s.id) y
-            order by y.target, y.relation, y.weight desc) z
-          order by z.weight desc, z.target desc limit ${expand.per}) l)`
+          select * from (${linksBothWays(t, sql`s.id`)}) z
+          order by z.weight desc, z.other desc limit ${expand.per}) l)`
       : sql``;
     const linkedRows = expand
       ? sql`

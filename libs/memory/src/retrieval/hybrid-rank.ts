@@ -96,9 +96,8 @@ function neighbourhoods(candidates: readonly Candidate[], weights: { adjacent: n
  * The association graph's edges among the candidates (docs/design.md §6.8): the link's target
  * takes `weights[relation]` × the link's weight × its source's score, as a temporal neighbour does.
  */
-function withLinks(near: [number, number][][], candidates: readonly Candidate[], links: readonly CandidateLink[], weights: Readonly<Record<AssociationRelation, number>>): [number, number][][] {
+function withLinks(near: [number, number][][], index: ReadonlyMap<string, number>, links: readonly CandidateLink[], weights: Readonly<Record<AssociationRelation, number>>): [number, number][][] {
   if (links.length === 0) return near;
-  const index = new Map(candidates.map((c, i) => [c.id, i]));
   const out = near.map((n) => [...n]);
   for (const l of links) {
     const source = index.get(l.source);
@@ -159,7 +158,8 @@ export function rankHybrid(candidates: readonly Candidate[], query: string, conf
     text[i] = c.bm25 ?? 0;
     similarity[i] = c.distance === undefined ? 0 : Math.max(0, 1 - c.distance);
   });
-  const near = withLinks(neighbourhoods(candidates, r.neighbor_weights), candidates, links, config.associations.weights);
+  const ids = new Map(candidates.map((c, i) => [c.id, i]));
+  const near = withLinks(neighbourhoods(candidates, r.neighbor_weights), ids, links, config.associations.weights);
   const textSmoothed = smooth(text, near);
   const vectorSmoothed = smooth(similarity, near);
   for (let i = 0; i < n; i++) {
@@ -180,7 +180,6 @@ export function rankHybrid(candidates: readonly Candidate[], query: string, conf
   });
   order.sort((a, b) => (score[b] as number) - (score[a] as number) || ((candidates[a] as Candidate).id < (candidates[b] as Candidate).id ? 1 : -1));
   // Explanations only for what is returned: a search weighs hundreds of candidates.
-  const ids = new Map(candidates.map((c, i) => [c.id, i]));
   // A link explains a hit only when its source had a score of its own to give.
   const given = (l: CandidateLink) => {
     const s = ids.get(l.source) ?? -1;
