@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Pool } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { MemoriesRepository, TenantDb, evictableSql, expiredSql, movesToNeocortexSql, notExpiredSql, retentionNowSql, softForgettableSql, tierSql, type DB } from '@engram/db';
+import { MemoriesRepository, TenantDb, type MemoryRow, evictableSql, expiredSql, movesToNeocortexSql, notExpiredSql, retentionNowSql, softForgettableSql, tierSql, type DB } from '@engram/db';
 import {
   MEMORY_LAYERS,
   MEMORY_PRIORITIES,
@@ -20,6 +20,7 @@ import {
   type LifecycleConfig,
   type RetentionState,
 } from '@engram/memory';
+import { accessedAt, accessedRow } from '@engram/services';
 import { fixtureWriter, seedMemories, type FixtureWriter } from './support/memory-fixtures';
 import { createTestDatabase, type TestDatabase } from './support/test-db';
 
@@ -136,6 +137,86 @@ describe('lifecycle SQL agrees with libs/memory', () => {
     expect(accessed.filter((r) => r.layer !== (states.get(r.id) as RetentionState).layer).length).toBeGreaterThan(10);
     expect(before.filter((s) => s.forgotten_at).length).toBeGreaterThan(10);
     await sql`select 1`.execute(db);
+  });
+
+  it.each([0, 1])('write-behind (preset %#): accesses written later, each at its own instant, and the rows answered before, agree with writing them at once', async (which) => {
+    const config = configs[which] as LifecycleConfig;
+    const rows = fc.sample(fc.record({ row: arbRow, archived: fc.boolean(), bare: fc.boolean() }), { numRuns: 200, seed: 7 + which });
+    const t1 = new Date(T0 + 2600 * 3_600_000);
+    const t2 = new Date(t1.getTime() + 30 * 3_600_000);
+    const repo = new MemoriesRepository();
+    await tenants.run(tenant, (tx) => repo.deleteForMind(tx, mind));
+    const seeds = rows.flatMap(({ row: r, archived, bare }, i) => {
+      const born = new Date(T0 + r.bornHours * 3_600_000);
+      const schedule = reviewSchedule(born, r.importance, config);
+      // A row without lifecycle fields (an import of one that had none) takes the SQL's other branch.
+      const lifecycle = bare
+        ? { current_retention: null, retention_at: null, strength_days: null, last_reviewed: null, initial_retention: null }
+        : {
+            current_retention: r.retention,
+            retention_at: new Date(born.getTime() + r.anchorAfterBornHours * 3_600_000),
+            strength_days: layerStrengthDays(r.layer, config),
+            last_reviewed: born,
+          };
+      const state = {
+        layer: r.layer,
+        ...lifecycle,
+        access_count: r.access,
+        review_schedule: schedule,
+        next_review: schedule[r.reviews] ?? null,
+        review_count: r.reviews,
+        forgotten_at: r.forgotten ? born : null,
+        ...(archived ? { tier: 'archive' as const, embedding_status: 'archived' as const } : {}),
+      };
+      // Twins: one written at once, one written behind.
+      return ['now', 'behind'].map((how) => ({ key: `${how}_${i}`, importance: r.importance, priority: r.priority, occurredAt: born, storedAt: born, state }));
+    });
+    const ids = await seedMemories(fixtures, { tenantId: tenant, mindId: mind }, seeds, { config });
+    const pairs = rows.map((_, i) => ({ now: ids[2 * i] as string, behind: ids[2 * i + 1] as string }));
+    const before = new Map((await tenants.run(tenant, (tx) => repo.findByIds(tx, mind, ids))).map((r) => [r.id, r]));
+    // Two accesses each: at once, in two transactions; behind, as one flush of two rounds.
+    await tenants.run(tenant, (tx) => repo.recordAccess(tx, mind, pairs.map((p) => p.now), t1, config, { returning: false }));
+    await tenants.run(tenant, (tx) => repo.recordAccess(tx, mind, pairs.map((p) => p.now), t2, config, { returning: false }));
+    // What the recorder's flush does (libs/services AccessRecorder): read and lock, apply in TypeScript, write.
+    const writeBehind = (items: string[], instants: Date[]) =>
+      tenants.run(tenant, async (tx) => repo.writeAccesses(tx, (await repo.accessStates(tx, items)).map((s) => accessedAt(s, instants, config))));
+    expect(await writeBehind(pairs.map((p) => p.behind), [t1, t2])).toBe(pairs.length);
+    const after = new Map((await tenants.run(tenant, (tx) => repo.findByIds(tx, mind, ids))).map((r) => [r.id, r]));
+    const lifecycle = (r: MemoryRow) => ({
+      access_count: r.access_count,
+      last_accessed: r.last_accessed?.toISOString() ?? null,
+      review_count: r.review_count,
+      last_reviewed: r.last_reviewed?.toISOString() ?? null,
+      next_review: r.next_review?.toISOString() ?? null,
+      layer: r.layer,
+      retention_at: r.retention_at?.toISOString() ?? null,
+      forgotten: r.forgotten_at !== null,
+      tier: r.tier,
+      embedding_status: r.embedding_status,
+      current_retention: r.current_retention === null ? null : Number(r.current_retention.toFixed(9)),
+      strength_days: r.strength_days === null ? null : Number(r.strength_days.toFixed(9)),
+    });
+    let promoted = 0;
+    for (const p of pairs) {
+      const atOnce = after.get(p.now) as MemoryRow;
+      expect(lifecycle(after.get(p.behind) as MemoryRow)).toEqual(lifecycle(atOnce));
+      // What a read answered before the flush: the TypeScript form, access after access.
+      const answered = accessedRow(accessedRow(before.get(p.now) as MemoryRow, t1, config), t2, config);
+      expect(lifecycle(answered)).toEqual(lifecycle(atOnce));
+      if (atOnce.layer !== (before.get(p.now) as MemoryRow).layer) promoted += 1;
+    }
+    // The sample exercised promotions, reviews, revival and rehydration.
+    expect(promoted).toBeGreaterThan(10);
+    expect(pairs.filter((p) => (before.get(p.now) as MemoryRow).forgotten_at && !(after.get(p.now) as MemoryRow).forgotten_at).length).toBeGreaterThan(5);
+    expect(pairs.filter((p) => (before.get(p.now) as MemoryRow).tier === 'archive').length).toBeGreaterThan(20);
+
+    // An access that reaches the table after a later one (another process's flush, or a sweep's
+    // re-anchoring, came first) is applied at that later instant: the curve is never re-anchored backwards.
+    const [first] = pairs;
+    await writeBehind([(first as { now: string }).now], [t1]);
+    const late = (await tenants.run(tenant, (tx) => repo.findByIds(tx, mind, [(first as { now: string }).now])))[0] as MemoryRow;
+    expect(late.last_accessed?.toISOString()).toBe(t2.toISOString());
+    expect(late.access_count).toBe((after.get((first as { now: string }).now) as MemoryRow).access_count + 1);
   });
 
   it('tier, eviction and the move to the neocortex agree with tierOf, forgettingVerdict and systemsConsolidation', async () => {

@@ -1,11 +1,11 @@
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import { Pool } from 'pg';
-import { systemClock } from '@engram/config';
+import { systemClock, type AppConfig } from '@engram/config';
 import { AssociationsRepository, MemoriesRepository, MemorySweepsRepository, RetrievalRepository, TenantDb, TenantsRepository, vectorLiteral, type DB, type MatchMode, type MemoryFilter, type TenantTx, type VectorScan } from '@engram/db';
 import type { RequestEmbedder } from '@engram/embeddings';
 import { AssociationJob, ForgettingJob, TieringJob } from '@engram/jobs';
 import { DEFAULT_LIFECYCLE, type LifecycleConfig } from '@engram/memory';
-import { HybridSearch, LifecycleSettings } from '@engram/services';
+import { AccessRecorder, HybridSearch, LifecycleSettings, accessedRow } from '@engram/services';
 import { fixtureWriter, seedMemories, type MemorySeed } from './support/memory-fixtures';
 import { createTestDatabase, ownerQuery, type TestDatabase } from './support/test-db';
 
@@ -98,6 +98,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** These searches record no accesses (`access: false`): a recorder that writes each read's accesses in its transaction. */
+const accessRecorder = () => new AccessRecorder({ ACCESS_FLUSH_MS: 0 } as AppConfig, new TenantDb(kysely), new MemoriesRepository(), {} as LifecycleSettings);
+
 const seqScan = (plan: string) => /Seq Scan on (memories|memory_associations)\b/.test(plan);
 
 describe('plans of search', () => {
@@ -107,7 +110,7 @@ describe('plans of search', () => {
   const vector = Array.from({ length: 768 }, (_, i) => Math.sin(i));
   // The search the API runs (text statistics included), with the scan forced: at 4000 rows the
   // service would scan vectors exactly.
-  const hybrid = new HybridSearch(retrieval, new MemoriesRepository(), {} as RequestEmbedder, systemClock);
+  const hybrid = new HybridSearch(retrieval, new MemoriesRepository(), {} as RequestEmbedder, accessRecorder(), systemClock);
   const configFor = (scan: VectorScan): LifecycleConfig => ({
     ...DEFAULT_LIFECYCLE,
     retrieval: { ...DEFAULT_LIFECYCLE.retrieval, exact_scan_below: scan.exact ? 100_000_000 : 0, probes: scan.exact ? 1 : scan.probes },
@@ -178,6 +181,20 @@ describe('plans of access recording', () => {
     const ids = (await ownerQuery(db)<{ id: string }>(`select id from memories where mind_id = $1 order by id limit 10`, [MIND])).map((r) => r.id);
     const seen = await planned(() => new TenantDb(kysely).run(TENANT, (tx) => memories.recordAccess(tx, MIND, ids, new Date(), DEFAULT_LIFECYCLE)));
     const update = seen.find((p) => p.includes('Update on memories')) ?? '';
+    expect(update).toMatch(/Index Scan using memories_pkey/);
+    expect(seen.filter(seqScan)).toEqual([]);
+  });
+
+  it('the write-behind flush finds its memories by key too', async () => {
+    const memories = new MemoriesRepository();
+    const ids = (await ownerQuery(db)<{ id: string }>(`select id from memories where mind_id = $1 order by id limit 50`, [MIND])).map((r) => r.id);
+    const at = new Date();
+    const seen = await planned(() =>
+      new TenantDb(kysely).run(TENANT, async (tx) => memories.writeAccesses(tx, (await memories.accessStates(tx, ids)).map((s) => accessedRow(s, at, DEFAULT_LIFECYCLE)))),
+    );
+    const read = seen.find((p) => p.includes('LockRows')) ?? '';
+    const update = seen.find((p) => p.includes('Update on memories')) ?? '';
+    expect(read).toMatch(/Index Scan using memories_pkey/);
     expect(update).toMatch(/Index Scan using memories_pkey/);
     expect(seen.filter(seqScan)).toEqual([]);
   });
@@ -316,7 +333,7 @@ describe('plans of the association graph', () => {
   });
 
   it('search follows the top hits’ links both ways through the same two indexes', async () => {
-    const hybrid = new HybridSearch(new RetrievalRepository(), new MemoriesRepository(), {} as RequestEmbedder, systemClock);
+    const hybrid = new HybridSearch(new RetrievalRepository(), new MemoriesRepository(), {} as RequestEmbedder, accessRecorder(), systemClock);
     const seen = await planned(() =>
       tenantDb().run(TENANT, async (tx) => {
         const hits = await hybrid.search(tx, MIND, { q: 'zeppelin', mode: 'any', vector: null, filter: { activeAt: new Date() }, limit: 20 }, { ...DEFAULT_LIFECYCLE, associations: { ...DEFAULT_LIFECYCLE.associations, expand: true } }, { access: false });

@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { ManualClock } from '@engram/config';
 import { ForgettingJob } from '@engram/jobs';
 import { DEFAULT_LIFECYCLE, classifyLayer, layerStrengthDays, retentionAt, reviewIntervalsHours } from '@engram/memory';
+import { AccessRecorder } from '@engram/services';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
 const DAY = 86_400_000;
@@ -156,8 +157,9 @@ describe('90-day simulation on an injectable clock', () => {
   // to be forgotten again at the very next sweep, on the same clock.
   describe('reinforcement that holds', () => {
     type Row = { forgotten_at: Date | null; next_review: Date | null; layer: string; current_retention: number; review_schedule: Date[]; access_count: number };
+    // The table as the API's waiting accesses (written behind, ACCESS_FLUSH_MS) leave it.
     const row = async (id: string) =>
-      (await owner.query<Row>('select forgotten_at, next_review, layer, current_retention, review_schedule, access_count from memories where id = $1', [id])).rows[0] as Row;
+      (await t.app.get(AccessRecorder).flush(), await owner.query<Row>('select forgotten_at, next_review, layer, current_retention, review_schedule, access_count from memories where id = $1', [id])).rows[0] as Row;
     const at = (ms: number) => {
       clock.set(new Date(ms));
       return clock.now();

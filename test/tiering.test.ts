@@ -1,4 +1,5 @@
 import { EmbeddingBackfillJob, ForgettingJob, TieringJob } from '@engram/jobs';
+import { AccessRecorder } from '@engram/services';
 import { fixtureWriter, seedMemories, setMemoryState } from './support/memory-fixtures';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { ownerQuery } from './support/test-db';
@@ -20,8 +21,10 @@ describe('tiering: storage by tier', () => {
   const now = new Date();
 
   const owner = <T>(query: string, params: unknown[] = []) => ownerQuery(t.db)<T>(query, params);
+  // The table as the API's waiting accesses (written behind, ACCESS_FLUSH_MS) leave it.
   const row = async (key: string) =>
     (
+      await t.app.get(AccessRecorder).flush(),
       await owner<{ tier: string; compacted: boolean; content: string; z_bytes: number | null; has_vector: boolean; embedding_status: string }>(
         `select tier, compacted, content, octet_length(content_z) as z_bytes, embedding is not null as has_vector, embedding_status
          from memories where key = $1`,

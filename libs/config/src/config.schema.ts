@@ -55,6 +55,14 @@ export const configSchema = z
      * another process is refused there at most this much later. 0: every request looks it up.
      */
     AUTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+    /**
+     * How long reads' accesses (a GET by id, search hits, recall entries) wait in the process
+     * before they are written, in batches, one transaction per tenant (ms; docs/design.md §5.5
+     * "Recording accesses"). A crash loses at most the accesses of this window and of the write
+     * in progress; a clean shutdown (SIGTERM) writes them all. 0: each read writes its accesses
+     * in its own transaction before it answers (exact, slower).
+     */
+    ACCESS_FLUSH_MS: z.coerce.number().int().min(0).max(60_000).default(200),
     /** HS256 secret for user JWTs, at least 32 characters. Embedded mode generates and keeps one. */
     JWT_SECRET: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
     /** Set by loadConfig, not by the environment: whether this process signs JWTs (the API does, the worker not). */

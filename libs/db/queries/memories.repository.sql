@@ -741,6 +741,93 @@ returning
   "m"."compacted",
   "m"."content_z" /* prepared */;
 
+-- MemoriesRepository.accessStates
+select
+  "id",
+  "layer",
+  "priority",
+  "importance_score",
+  "current_retention",
+  "retention_at",
+  "strength_days",
+  "access_count",
+  "last_accessed",
+  "last_reviewed",
+  "review_schedule",
+  "next_review",
+  "review_count",
+  "forgotten_at",
+  "occurred_at",
+  "created_at",
+  "tier",
+  "embedding_status"
+from
+  "memories"
+where
+  "tenant_id" = $1
+  and id = any ($2::uuid[])
+for no key update
+  /* prepared */;
+
+-- MemoriesRepository.writeAccesses
+update memories m
+set
+  access_count = v.access_count,
+  last_accessed = v.last_accessed,
+  current_retention = v.current_retention,
+  retention_at = v.retention_at,
+  review_count = v.review_count,
+  last_reviewed = v.last_reviewed,
+  next_review = v.next_review,
+  layer = v.layer,
+  strength_days = v.strength_days,
+  forgotten_at = v.forgotten_at,
+  tier = v.tier,
+  embedding_status = v.embedding_status,
+  embedding_attempts = (
+    case
+      when m.embedding_status = 'archived'
+      and v.embedding_status = 'pending' then 0
+      else m.embedding_attempts
+    end
+  )
+from
+  unnest(
+    $1::uuid[],
+    $2::int[],
+    $3::timestamptz[],
+    $4::float8[],
+    $5::timestamptz[],
+    $6::int[],
+    $7::timestamptz[],
+    $8::timestamptz[],
+    $9::text[],
+    $10::float8[],
+    $11::timestamptz[],
+    $12::text[],
+    $13::text[]
+  ) as v (
+    id,
+    access_count,
+    last_accessed,
+    current_retention,
+    retention_at,
+    review_count,
+    last_reviewed,
+    next_review,
+    layer,
+    strength_days,
+    forgotten_at,
+    tier,
+    embedding_status
+  )
+  -- id = any(ids) as well as the join: the rows are then found by primary key whatever the
+  -- planner estimates of the batch.
+where
+  m.tenant_id = $14
+  and m.id = any ($15::uuid[])
+  and m.id = v.id /* prepared */;
+
 -- MemoriesRepository.delete
 delete from "memories"
 where

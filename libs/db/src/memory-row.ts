@@ -56,6 +56,33 @@ export const MEMORY_COLUMNS = [
 
 export type MemoryRow = Pick<Memory, (typeof MEMORY_COLUMNS)[number]>;
 
+/**
+ * The columns an access reads (with `ACCESS_COLUMNS`, libs/db lifecycle-sql, those it writes):
+ * what libs/services `accessedRow` needs of a memory to apply one.
+ */
+export const ACCESS_STATE_COLUMNS = [
+  'id',
+  'layer',
+  'priority',
+  'importance_score',
+  'current_retention',
+  'retention_at',
+  'strength_days',
+  'access_count',
+  'last_accessed',
+  'last_reviewed',
+  'review_schedule',
+  'next_review',
+  'review_count',
+  'forgotten_at',
+  'occurred_at',
+  'created_at',
+  'tier',
+  'embedding_status',
+] as const;
+
+export type AccessState = Pick<Memory, (typeof ACCESS_STATE_COLUMNS)[number]>;
+
 /** A memory named by its identity within a tenant: (mind, category, key). */
 export interface MemoryIdentity {
   mind_id: string;

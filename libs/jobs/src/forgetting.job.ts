@@ -2,7 +2,7 @@ import { Injectable, Optional } from '@nestjs/common';
 import { MemorySweepsRepository, TenantDb, type SweepBatch, type TenantTx } from '@engram/db';
 import { EngramMetrics } from '@engram/metrics';
 import { QueueName } from '@engram/queues';
-import { LifecycleSettings, WebhookDispatch } from '@engram/services';
+import { AccessRecorder, LifecycleSettings, WebhookDispatch } from '@engram/services';
 import { SWEEP_BATCH, untilShort, type JobReport, type TenantJob } from './tenant-job';
 
 /**
@@ -26,9 +26,14 @@ export class ForgettingJob implements TenantJob {
     @Optional() private readonly metrics?: EngramMetrics,
     // Optional for tests that build the job bare; without it the deliveries still go, found by the dispatcher's look-up.
     @Optional() private readonly webhooks?: WebhookDispatch,
+    // The API process's (embedded mode): its waiting accesses go first. Absent in bare test builds.
+    @Optional() private readonly accesses?: AccessRecorder,
   ) {}
 
   async run(tenantId: string, at: Date): Promise<JobReport> {
+    // Reads' accesses waiting in this process are written first, so the sweep sees them (another
+    // process's, written up to ACCESS_FLUSH_MS later, are applied at the sweep's instant).
+    await this.accesses?.flush();
     const config = await this.settings.forTenant(tenantId);
     const batch = (statement: (tx: TenantTx) => Promise<number>) => untilShort(() => this.tenantDb.run(tenantId, statement));
     const snapshotted = await batch((tx) => this.sweeps.snapshotRetention(tx, config, at, SWEEP_BATCH));

@@ -1,8 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { MemorySweepsRepository, TenantDb, compressContent, type TenantTx } from '@engram/db';
 import { gistOf } from '@engram/memory';
 import { QueueName } from '@engram/queues';
-import { LifecycleSettings } from '@engram/services';
+import { AccessRecorder, LifecycleSettings } from '@engram/services';
 import { SWEEP_BATCH, untilShort, type JobReport, type TenantJob } from './tenant-job';
 
 /**
@@ -20,9 +20,14 @@ export class TieringJob implements TenantJob {
     private readonly tenantDb: TenantDb,
     private readonly sweeps: MemorySweepsRepository,
     private readonly settings: LifecycleSettings,
+    // The API process's (embedded mode): its waiting accesses go first. Absent in bare test builds.
+    @Optional() private readonly accesses?: AccessRecorder,
   ) {}
 
   async run(tenantId: string, at: Date): Promise<JobReport> {
+    // Reads' accesses waiting in this process are written first, so the sweep sees them (another
+    // process's, written up to ACCESS_FLUSH_MS later, are applied at the sweep's instant).
+    await this.accesses?.flush();
     const config = await this.settings.forTenant(tenantId);
     const batch = (statement: (tx: TenantTx) => Promise<number>) => untilShort(() => this.tenantDb.run(tenantId, statement));
     const retiered = await batch((tx) => this.sweeps.retier(tx, config, at, SWEEP_BATCH));

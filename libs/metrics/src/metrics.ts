@@ -98,6 +98,24 @@ export class EngramMetrics {
     registers: [this.registry],
   });
 
+  readonly accessesRecorded = new Counter({
+    name: 'engram_accesses_recorded_total',
+    help: 'Accesses of memories (reads, search hits, recall entries) written by the write-behind recorder of this process.',
+    registers: [this.registry],
+  });
+
+  readonly accessesDropped = new Counter({
+    name: 'engram_accesses_dropped_total',
+    help: 'Accesses the write-behind recorder gave up on (its buffer full while the database failed): their reinforcement is lost, nothing else.',
+    registers: [this.registry],
+  });
+
+  readonly accessesPending = new Gauge({
+    name: 'engram_accesses_pending',
+    help: 'Accesses waiting in the write-behind recorder of this process (ACCESS_FLUSH_MS).',
+    registers: [this.registry],
+  });
+
   readonly memoriesEvicted = new Counter({
     name: 'engram_memories_evicted_total',
     help: 'Memories evicted (deleted, a tombstone kept) by the forgetting sweeps of this process.',

@@ -15,6 +15,7 @@ import {
   type LifecycleConfig,
   type TextStats,
 } from '@engram/memory';
+import { AccessRecorder } from './access-recorder.service';
 
 /** One result of a hybrid search: the memory (with this access counted), its score and how it came about. */
 export interface HybridHit {
@@ -71,6 +72,7 @@ export class HybridSearch {
     private readonly retrieval: RetrievalRepository,
     private readonly memories: MemoriesRepository,
     private readonly embedder: RequestEmbedder,
+    private readonly accesses: AccessRecorder,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -139,9 +141,10 @@ export class HybridSearch {
       forgotten: row.forgotten,
     }));
     const ranked = rankHybrid(candidates, query.q, config, query.limit, found.links);
-    // The hits are accesses (docs/design.md §5): recording them returns their rows, in one statement.
+    // The hits are accesses (docs/design.md §5): their rows as the access leaves them (written
+    // behind, or in this transaction with ACCESS_FLUSH_MS=0: AccessRecorder).
     const ids = ranked.map((h) => h.id);
-    const fullRows = options.access === false ? await this.memories.findByIds(tx, mindId, ids) : await this.memories.recordAccess(tx, mindId, ids, now, config);
+    const fullRows = options.access === false ? this.accesses.seen(tx.tenantId, await this.memories.findByIds(tx, mindId, ids), config) : await this.accesses.access(tx, mindId, ids, now, config);
     const full = new Map(fullRows.map((row) => [row.id, row]));
     const hits = ranked.flatMap((h) => {
       const row = full.get(h.id);

@@ -8,3 +8,5 @@ export * from './conversation.types';
 export * from './conversation-stream.service';
 export * from './webhooks';
 export * from './services.module';
+export * from './access-recorder.service';
+export * from './accessed-row';

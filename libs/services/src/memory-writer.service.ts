@@ -26,8 +26,8 @@ import {
   type MemoryTier,
   type NewMemoryFields,
   type NewMemoryInput,
-  type RetentionState,
 } from '@engram/memory';
+import { retentionStateOf } from './accessed-row';
 import { AppError } from './app-error';
 import type { MemoryScope } from './memory-scope';
 import { changedFields, memoryEvent, memoryEventData, WebhookOutbox, type ConsolidationStage } from './webhooks/webhook-outbox';
@@ -64,27 +64,6 @@ function insertable(fields: NewMemoryFields, embedding: Embedding | undefined, n
 function vectorAfterEdit(tier: MemoryTier, embedding: Embedding | undefined, now: Date) {
   if (!embedding?.vector && tier === 'archive') return { embedding: null, embedding_model: embedding?.model ?? null, embedding_status: 'archived' as const, embedded_at: null };
   return embeddingColumns(embedding, now);
-}
-
-/** A stored memory's lifecycle as libs/memory reads it; undefined for a row without lifecycle fields. */
-function retentionStateOf(row: MemoryRow): RetentionState | undefined {
-  if (row.current_retention === null || row.retention_at === null || row.strength_days === null || row.last_reviewed === null) return undefined;
-  return {
-    importance_score: row.importance_score ?? 0,
-    layer: row.layer,
-    priority: row.priority,
-    current_retention: row.current_retention,
-    retention_at: row.retention_at,
-    strength_days: row.strength_days,
-    access_count: row.access_count,
-    last_accessed: row.last_accessed,
-    last_reviewed: row.last_reviewed,
-    review_schedule: row.review_schedule,
-    next_review: row.next_review,
-    review_count: row.review_count,
-    forgotten_at: row.forgotten_at,
-    born_at: row.occurred_at.getTime() < row.created_at.getTime() ? row.occurred_at : row.created_at,
-  };
 }
 
 /** True when a change brings an expired memory (out of the vector index since it expired) back. */

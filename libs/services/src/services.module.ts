@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { AccessRecorder } from './access-recorder.service';
 import { ConversationStream } from './conversation-stream.service';
 import { FactConsolidation } from './fact-consolidation.service';
 import { HybridSearch } from './hybrid-search.service';
@@ -8,7 +9,7 @@ import { MindAccess } from './mind-access';
 import { WebhookQueue } from '@engram/queues';
 import { WebhookDeliverer, WebhookDispatch, WebhookOutbox } from './webhooks';
 
-const services = [LifecycleSettings, MindAccess, WebhookQueue, WebhookDeliverer, WebhookDispatch, WebhookOutbox, MemoryWriter, HybridSearch, FactConsolidation, ConversationStream];
+const services = [AccessRecorder, LifecycleSettings, MindAccess, WebhookQueue, WebhookDeliverer, WebhookDispatch, WebhookOutbox, MemoryWriter, HybridSearch, FactConsolidation, ConversationStream];
 
 /**
  * The domain services both apps use (docs/design.md §1): tenant lifecycle settings, the one

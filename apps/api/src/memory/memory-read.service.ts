@@ -3,7 +3,7 @@ import { CLOCK, type Clock } from '@engram/config';
 import { AssociationsRepository, MemoriesRepository, MemoryVersionsRepository, TenantDb, type AssociationCursor, type MemoryFilter, type MemoryRow } from '@engram/db';
 import { formatRecall, generalisationLinks, LINK_RELATIONS, normalizeTags, packRecall, parseDuration, type MemoryCategory, type MemoryLayer, type MemoryPriority, type MemoryTier } from '@engram/memory';
 import { countTokens } from 'gpt-tokenizer';
-import { AppError, HybridSearch, LifecycleSettings, MindAccess } from '@engram/services';
+import { AccessRecorder, AppError, HybridSearch, LifecycleSettings, MindAccess } from '@engram/services';
 import { z } from 'zod';
 import { decodeCursor, decodeKeyCursor, encodeCursor, encodeKeyCursor, isUuid } from '../common/ids';
 import type { MemoryScope } from './memory-scope';
@@ -47,6 +47,7 @@ export class MemoryReadService {
     private readonly links: AssociationsRepository,
     private readonly settings: LifecycleSettings,
     private readonly hybrid: HybridSearch,
+    private readonly accesses: AccessRecorder,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -57,7 +58,7 @@ export class MemoryReadService {
       scope.tenantId,
       async (tx) => {
         await this.minds.require(tx, scope);
-        return this.memories.recordAccess(tx, scope.mindId, [id], this.clock.now(), config);
+        return this.accesses.access(tx, scope.mindId, [id], this.clock.now(), config);
       },
       { durable: false },
     );
@@ -67,6 +68,7 @@ export class MemoryReadService {
 
   /** A page of memories, newest first: `{items, next_cursor}` (null on the last page). */
   async list(scope: MemoryScope, query: ListQuery) {
+    const config = await this.settings.forTenant(scope.tenantId);
     const after = decodeCursor(query.cursor);
     const filter: MemoryFilter = {
       category: query.category,
@@ -80,7 +82,7 @@ export class MemoryReadService {
       await this.minds.require(tx, scope);
       return this.memories.list(tx, scope.mindId, filter, { after, limit: query.limit + 1 });
     });
-    const page = rows.slice(0, query.limit);
+    const page = this.accesses.seen(scope.tenantId, rows.slice(0, query.limit), config);
     const last = page[page.length - 1];
     return { items: page.map(memoryView), next_cursor: rows.length > query.limit && last ? encodeCursor(last.id) : null };
   }
@@ -144,7 +146,7 @@ export class MemoryReadService {
       return this.memories.findById(tx, scope.mindId, id);
     });
     if (!row) throw AppError.notFound('memory');
-    return retentionView(row, now, config);
+    return retentionView(this.accesses.seen(scope.tenantId, [row], config)[0] as MemoryRow, now, config);
   }
 
   /** Every version of a memory, newest first. @throws AppError 404 */
@@ -219,7 +221,7 @@ export class MemoryReadService {
           throw AppError.badField('max_tokens', `must be at least ${packed.tokens}, the size of this mind's recall header`);
         }
         const shown = packed.entries as MemoryRow[];
-        await this.memories.recordAccess(tx, scope.mindId, shown.map((r) => r.id), now, config, { returning: false });
+        await this.accesses.access(tx, scope.mindId, shown.map((r) => r.id), now, config, { rows: shown });
         return { text: packed.text, tokens: 'tokens' in packed ? packed.tokens : countTokens(packed.text), entries: shown.length };
       },
       { durable: false },

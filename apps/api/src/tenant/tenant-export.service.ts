@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { MemoriesRepository, MemoryVersionsRepository, MindsRepository, TenantDb, TenantsRepository } from '@engram/db';
 import type { UserPrincipal } from '../auth/principal';
-import { AppError, LifecycleSettings } from '@engram/services';
+import { AccessRecorder, AppError, LifecycleSettings } from '@engram/services';
 import { memoryView, versionView } from '../memory/memory.view';
 import { mindView } from '../minds/minds.service';
 import { EXPORT_FORMAT, EXPORT_VERSION } from './data-rights.dto';
@@ -22,6 +22,7 @@ export class TenantExport {
     private readonly minds: MindsRepository,
     private readonly memories: MemoriesRepository,
     private readonly versions: MemoryVersionsRepository,
+    private readonly accesses: AccessRecorder,
   ) {}
 
   /**
@@ -33,6 +34,8 @@ export class TenantExport {
    * No secrets: Mind Keys, users and password hashes are not exported.
    */
   async *exportLines(principal: UserPrincipal, now: Date): AsyncGenerator<string> {
+    // The accesses this process has not written yet belong in the export (their counts and retention).
+    await this.accesses.flush();
     const head = await this.tenantDb.run(principal.tenantId, async (tx) => {
       const tenant = await this.tenants.find(tx);
       return { tenant, overrides: await this.settings.overrides(tx) };
