@@ -205,6 +205,18 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
     expect(search.body.items.map((m: { key: string }) => m.key)).toEqual(['locker']);
   });
 
+  it('a vector scan\'s settings reach the worker that runs the search (SET LOCAL is replayed there; set_config() was not)', async () => {
+    const seen = await t.app.get(TenantDb).run(a.tenantId, async (tx) => {
+      await t.app.get(RetrievalRepository).configureScan(tx, { exact: false, probes: 17 });
+      // A router query: its target list is evaluated on the worker holding the tenant's shard.
+      const { rows } = await sql<{ probes: string; iterative: string; sort: string }>`
+        select current_setting('ivfflat.probes') as probes, current_setting('ivfflat.iterative_scan') as iterative, current_setting('enable_sort') as sort
+        from memories where tenant_id = ${a.tenantId} limit 1`.execute(tx.trx);
+      return rows[0];
+    });
+    expect(seen).toEqual({ probes: '17', iterative: 'relaxed_order', sort: 'off' });
+  });
+
   it('every statement of a keyed write, a search, a recall and a conversation is a single-shard router query (EXPLAIN: Task Count: 1)', async () => {
     const requests: Array<[string, () => Promise<unknown>]> = [
       ['keyed write (create)', () => t.http().post('/v1/memory').set(asAgent(a)).send({ category: 'fact', key: 'bike', content: 'The bike lock code is 5512', tags: ['bike'] }).expect(201)],

@@ -460,10 +460,14 @@ where
   ) /* prepared */;
 
 -- RetrievalRepository.search (all, indexed vectors)
-select
-  set_config('ivfflat.probes', $1, true),
-  set_config('ivfflat.iterative_scan', 'relaxed_order', true),
-  set_config('enable_sort', 'off', true);
+set
+  local ivfflat.probes = '20';
+
+set
+  local ivfflat.iterative_scan = 'relaxed_order';
+
+set
+  local enable_sort = 'off';
 
 with
   hits as (
@@ -823,10 +827,14 @@ where
   ) /* prepared */;
 
 -- RetrievalRepository.search (vector only)
-select
-  set_config('ivfflat.probes', $1, true),
-  set_config('ivfflat.iterative_scan', 'relaxed_order', true),
-  set_config('enable_sort', 'off', true);
+set
+  local ivfflat.probes = '20';
+
+set
+  local ivfflat.iterative_scan = 'relaxed_order';
+
+set
+  local enable_sort = 'off';
 
 with
   hits as (
@@ -1102,7 +1110,11 @@ where
 -- (no statement)
 
 -- RetrievalRepository.configureScan (ivfflat)
-select
-  set_config('ivfflat.probes', $1, true),
-  set_config('ivfflat.iterative_scan', 'relaxed_order', true),
-  set_config('enable_sort', 'off', true);
+set
+  local ivfflat.probes = '20';
+
+set
+  local ivfflat.iterative_scan = 'relaxed_order';
+
+set
+  local enable_sort = 'off';

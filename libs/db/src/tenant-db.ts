@@ -29,6 +29,29 @@ export interface TenantTx {
   readonly afterCommit?: (callback: () => void) => void;
 }
 
+/** A setting's name as `SET` takes it: a word, or an extension's `prefix.word`. */
+const SETTING_NAME = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/;
+/** A value spliced into `SET` (quoted): a number, or a word (`on`, `relaxed_order`). */
+const SETTING_VALUE = /^[a-z0-9_.-]+$/i;
+
+/**
+ * Sets `settings` for the rest of this unit of work (`SET LOCAL`, one round trip for all), e.g. a
+ * vector scan's `ivfflat.probes`. SET LOCAL rather than set_config(): on Citus, a transaction's SET
+ * LOCAL commands are replayed on the workers its later statements run on (TenantDb.run sets
+ * `citus.propagate_set_commands = 'local'`), so the setting applies where the shards are;
+ * set_config() stays on the coordinator. SET takes no parameters: names and values are checked to
+ * be words or numbers, so nothing else can be spliced in.
+ * @throws Error for a name or value that is not one
+ */
+export async function setLocal(tx: TenantTx, settings: Readonly<Record<string, string | number>>): Promise<void> {
+  const commands = Object.entries(settings).map(([name, value]) => {
+    const text = String(value);
+    if (!SETTING_NAME.test(name) || !SETTING_VALUE.test(text) || (typeof value === 'number' && !Number.isFinite(value))) throw new Error(`not a setting: ${name} = ${text}`);
+    return `set local ${name} = '${text}'`;
+  });
+  if (commands.length > 0) await sql.raw(commands.join('; ')).execute(tx.trx);
+}
+
 @Injectable()
 export class TenantDb {
   constructor(@Inject(DATABASE) private readonly db: Kysely<DB>) {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { sql, type RawBuilder } from 'kysely';
 import type { GeneralisationLink, LifecycleConfig, LinkRelation, MemoryCategory, MemoryType } from '@engram/memory';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
-import type { TenantTx } from '../tenant-db';
+import { setLocal, type TenantTx } from '../tenant-db';
 
 /** A memory whose links are to be built (what the rules need of it). */
 export interface UnlinkedMemory {
@@ -130,7 +130,7 @@ export class AssociationsRepository {
     const cap = Math.max(2, Math.floor(a.entity_max_share * n));
     await sql`delete from memory_associations where tenant_id = ${t} and memory_id = any(${ids}::uuid[])`.execute(tx.trx);
     if (!options.scan.exact) {
-      await sql`select set_config('ivfflat.probes', ${String(options.scan.probes)}, true), set_config('ivfflat.iterative_scan', 'relaxed_order', true)`.execute(tx.trx);
+      await setLocal(tx, { 'ivfflat.probes': options.scan.probes, 'ivfflat.iterative_scan': 'relaxed_order' });
     }
     const similar = options.scan.exact
       ? // Each vector read once (the CTEs below): a stored vector is TOAST (3 KB), and a join of

@@ -5,7 +5,7 @@ import { retentionNowSql } from '../lifecycle-sql';
 import { memoryFilterSql, type MemoryFilter } from '../memory-filter';
 import { PREPARED } from '../prepared';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
-import type { TenantTx } from '../tenant-db';
+import { setLocal, type TenantTx } from '../tenant-db';
 import { linksBothWays } from './associations.repository';
 import { textSql, vectorSql } from './retrieval-sql';
 
@@ -289,9 +289,7 @@ export class RetrievalRepository {
     // Without enable_sort off the planner prefers reading the mind by its b-tree and sorting
     // every distance (an exact scan) whenever probes are many: measured in bench/ann.ts.
     // Every other part of the statement sorts whatever the plan, so the penalty moves only this one.
-    await sql`select set_config('ivfflat.probes', ${String(scan.probes)}, true),
-                     set_config('ivfflat.iterative_scan', 'relaxed_order', true),
-                     set_config('enable_sort', 'off', true)`.execute(tx.trx);
+    await setLocal(tx, { 'ivfflat.probes': scan.probes, 'ivfflat.iterative_scan': 'relaxed_order', enable_sort: 'off' });
   }
 }
 
