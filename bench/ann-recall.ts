@@ -31,8 +31,8 @@ export async function nearest(
     await db.query(`select set_config('enable_seqscan', 'off', true)`);
     const text =
       probes === null
-        ? `select * from (select id, (embedding <=> $3::vector)::float8 as d from memories where ${where} offset 0) s order by d, id desc limit ${CANDIDATES}`
-        : `select id, (embedding <=> $3::vector)::float8 as d from memories where ${where} order by embedding <=> $3::vector limit ${CANDIDATES}`;
+        ? `select * from (select id, (embedding <=> $3::halfvec)::float8 as d from memories where ${where} offset 0) s order by d, id desc limit ${CANDIDATES}`
+        : `select id, (embedding <=> $3::halfvec)::float8 as d from memories where ${where} order by embedding <=> $3::halfvec limit ${CANDIDATES}`;
     if (probes !== null && method === 'hnsw') {
       await db.query(`select set_config('hnsw.ef_search', $1, true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('enable_sort', 'off', true)`, [String(probes)]);
     } else if (probes !== null) {

@@ -85,7 +85,7 @@ async function load(db: Client, tenant: string, minds: { id: string; size: numbe
     }
     await db.query(
       `insert into memories (tenant_id, id, mind_id, category, key, content, source, confidence, content_hash, embedding, embedding_model, embedding_status)
-       select $1, u.id, u.mind_id, 'note', 'm_' || replace(u.id::text, '-', ''), u.content, 'agent', 0.7, md5(u.content), u.embedding::vector, $6, 'ready'
+       select $1, u.id, u.mind_id, 'note', 'm_' || replace(u.id::text, '-', ''), u.content, 'agent', 0.7, md5(u.content), u.embedding::halfvec, $6, 'ready'
        from unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[]) as u(id, mind_id, content, embedding)`,
       [tenant, ids, mindIds, contents, vectors, embedder.model],
     );
@@ -189,8 +189,8 @@ async function main(): Promise<void> {
     await db.query('drop index if exists memories_embedding_idx');
     await db.query(
       method === 'ivfflat'
-        ? `create index memories_embedding_idx on memories using ivfflat (embedding vector_cosine_ops) with (lists = ${lists})`
-        : `create index memories_embedding_idx on memories using hnsw (embedding vector_cosine_ops) with (m = 16, ef_construction = 64)`,
+        ? `create index memories_embedding_idx on memories using ivfflat (embedding halfvec_cosine_ops) with (lists = ${lists})`
+        : `create index memories_embedding_idx on memories using hnsw (embedding halfvec_cosine_ops) with (m = 16, ef_construction = 64)`,
     );
     await db.query('analyze memories');
     const seconds = (Date.now() - built) / 1000;

@@ -202,7 +202,7 @@ async function load(url: string, tenants: Tenant[], perTenant: number, nextText:
       `insert into memories (tenant_id, id, mind_id, category, key, content, source, confidence, content_hash, embedding, embedding_model, embedding_status,
                              tags, occurred_at, created_at, updated_at, access_count, importance_score, initial_retention, current_retention, retention_at,
                              strength_days, temporal_context, temporal_position)
-       select u.tenant, u.id, u.mind, u.category, u.key, u.content, 'agent', 0.7, u.hash, u.vector::vector, $1, 'ready',
+       select u.tenant, u.id, u.mind, u.category, u.key, u.content, 'agent', 0.7, u.hash, u.vector::halfvec, $1, 'ready',
               u.tags::text[], u.born, u.born, u.born, u.access, u.importance, 0.5 + u.importance / 2, 0.5 + u.importance / 2, u.born,
               1 + 30 * u.importance, u.context, u.position
        from unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[],

@@ -139,7 +139,7 @@ async function main(): Promise<void> {
     await db.query(
       `insert into memories (tenant_id, id, mind_id, category, key, content, source, confidence, content_hash, embedding, embedding_model, embedding_status,
                              occurred_at, created_at, access_count, importance_score, current_retention, retention_at, strength_days)
-       select $1, u.id, $2, 'note', 'm_' || replace(u.id::text, '-', ''), u.content, 'agent', 0.7, u.hash, u.vector::vector, $3, 'ready',
+       select $1, u.id, $2, 'note', 'm_' || replace(u.id::text, '-', ''), u.content, 'agent', 0.7, u.hash, u.vector::halfvec, $3, 'ready',
               u.born, u.born, u.access, 0.5, 0.5, u.born, 7
        from unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $8::timestamptz[], $9::int[]) as u(id, content, hash, vector, born, access)`,
       [tenantId, mindId, embedder.model, cols.id, cols.content, cols.hash, cols.vector, cols.born, cols.access],
@@ -152,7 +152,7 @@ async function main(): Promise<void> {
     const { rows } = await db.query<{ n: number }>('select count(embedding)::int as n from memories');
     const lists = ivfflatLists(rows[0]!.n);
     await db.query('drop index if exists memories_embedding_idx');
-    await db.query(`create index memories_embedding_idx on memories using ivfflat (embedding vector_cosine_ops) with (lists = ${lists})`);
+    await db.query(`create index memories_embedding_idx on memories using ivfflat (embedding halfvec_cosine_ops) with (lists = ${lists})`);
     return lists;
   };
   const measure = async () => {

@@ -598,7 +598,7 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
     });
   });
 
-  describe('an upgrade of a distributed deployment to the association graph', () => {
+  describe('an upgrade of a distributed deployment to the association graph and half-precision vectors', () => {
     // A deployment already on Citus (its tables distributed by tenant, rows in them) takes
     // 20261204000000_associations as an upgrade takes it: migrateToLatest on the coordinator,
     // whose DO block distributes memory_associations before its foreign keys. In a database of
@@ -678,12 +678,25 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
     }, 60_000);
 
     it('applies the migration on the distributed tables: memory_associations distributed by tenant, co-located with tenants, its rows on the shards', async () => {
-      expect(applied).toEqual(['20261204000000_associations']);
+      expect(applied).toEqual(['20261204000000_associations', '20261205000000_halfvec']);
       const rows = await upgraded<{ table: string; method: string; colocation: number }>(`select logicalrelid::text as table, partmethod as method, colocationid as colocation from pg_dist_partition where logicalrelid::text in ('tenants', 'memories', 'memory_associations') order by 1`);
       expect(rows.map((r) => [r.table, r.method])).toEqual([['memories', 'h'], ['memory_associations', 'h'], ['tenants', 'h']]);
       expect(new Set(rows.map((r) => r.colocation)).size).toBe(1);
       // The rows written before the upgrade are there, each to be linked.
       expect(await upgraded<{ n: number }>(`select count(*)::int as n from memories where tenant_id = $1 and associated_at is null`, [T])).toEqual([{ n: 3 }]);
+    });
+
+    it('takes half-precision vectors on every shard, with their ivfflat index, and keeps the vectors written before', async () => {
+      const types = (await upgraded<{ result: string }>(`select result from run_command_on_shards('memories', $1) order by shardid`, [
+        `select format_type(atttypid, atttypmod) from pg_attribute where attrelid = '%s'::regclass and attname = 'embedding'`,
+      ])).map((r) => r.result);
+      expect(types.length).toBeGreaterThan(1);
+      expect(new Set(types)).toEqual(new Set(['halfvec(768)']));
+      const indexes = (await upgraded<{ result: string }>(`select result from run_command_on_shards('memories', $1) order by shardid`, [
+        `select count(*) from pg_indexes where tablename = '%s' and indexdef like '%%ivfflat (embedding halfvec_cosine_ops)%%'`,
+      ])).map((r) => r.result);
+      expect(new Set(indexes)).toEqual(new Set(['1']));
+      expect(await upgraded<{ n: number }>(`select count(*)::int as n from memories where tenant_id = $1 and embedding is not null`, [T])).toEqual([{ n: 3 }]);
     });
 
     it('has its foreign keys (cascading) and row-level security on the coordinator and on every shard', async () => {

@@ -69,7 +69,7 @@ beforeAll(async () => {
   }
   await app.destroy();
   await owner(`drop index memories_embedding_idx`);
-  await owner(`create index memories_embedding_idx on memories using ivfflat (embedding vector_cosine_ops) with (lists = 4)`);
+  await owner(`create index memories_embedding_idx on memories using ivfflat (embedding halfvec_cosine_ops) with (lists = 4)`);
   await owner('analyze memories');
 
   const pool = new Pool({ connectionString: db.ownerUrl, max: 1 });

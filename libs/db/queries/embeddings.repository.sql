@@ -41,7 +41,7 @@ limit
 -- EmbeddingsRepository.store
 update memories m
 set
-  embedding = v.embedding::vector,
+  embedding = v.embedding::halfvec,
   embedding_model = $1,
   embedding_status = 'ready',
   embedded_at = $2,

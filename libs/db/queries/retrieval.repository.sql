@@ -199,7 +199,7 @@ with
               id,
               temporal_context,
               temporal_position,
-              (embedding <=> $18::vector)::float8 as score
+              (embedding <=> $18::halfvec)::float8 as score
             from
               memories
             where
@@ -567,7 +567,7 @@ with
           id,
           temporal_context,
           temporal_position,
-          (embedding <=> $19::vector)::float8 as score
+          (embedding <=> $19::halfvec)::float8 as score
         from
           memories
         where
@@ -583,7 +583,7 @@ with
             and search_vector @@ websearch_to_tsquery('english', $24)
           )
         order by
-          embedding <=> $25::vector
+          embedding <=> $25::halfvec
         limit
           $26
       ) v
@@ -850,7 +850,7 @@ with
           id,
           temporal_context,
           temporal_position,
-          (embedding <=> $1::vector)::float8 as score
+          (embedding <=> $1::halfvec)::float8 as score
         from
           memories
         where
@@ -865,7 +865,7 @@ with
             and category = $5
           )
         order by
-          embedding <=> $6::vector
+          embedding <=> $6::halfvec
         limit
           $7
       ) v

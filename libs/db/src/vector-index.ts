@@ -73,7 +73,7 @@ export async function rebuildVectorIndex(owner: VectorIndexOwner, lists: number,
   if (!Number.isInteger(lists) || lists < 1 || lists > 32768) throw new RangeError(`lists must be a whole number from 1 to 32768 (pgvector), got ${lists}`);
   const comment = JSON.stringify({ rows, lists, built_at: at.toISOString() });
   const create = (name: string, concurrently: boolean) =>
-    sql`create index ${sql.raw(concurrently ? 'concurrently ' : '')}${sql.id(name)} on memories using ivfflat (embedding vector_cosine_ops) with (lists = ${sql.raw(String(lists))})`;
+    sql`create index ${sql.raw(concurrently ? 'concurrently ' : '')}${sql.id(name)} on memories using ivfflat (embedding halfvec_cosine_ops) with (lists = ${sql.raw(String(lists))})`;
   if (owner.kind === 'embedded') {
     await owner.handle.db.transaction().execute(async (trx) => {
       // The app runs as engram_app; the session user (PGlite's superuser) owns the tables.

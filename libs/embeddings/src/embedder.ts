@@ -2,7 +2,7 @@
 export interface Embedder {
   /** Names the model; every memory records it, and a change re-embeds. */
   readonly model: string;
-  /** Vector length: 768 (the `vector(768)` column, docs/design.md §3). */
+  /** Vector length: 768 (the `halfvec(768)` column, docs/design.md §3). */
   readonly dimensions: number;
   /**
    * One L2-normalised vector per text, in order. `signal` tells a remote embedder the caller

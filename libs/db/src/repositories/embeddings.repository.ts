@@ -68,7 +68,7 @@ export class EmbeddingsRepository {
   @GenerateSql({ params: [[{ id: SAMPLE.uuid, hash: 'h', vector: [0.5, 0.25] }], 'model-1', SAMPLE.date] })
   async store(tx: TenantTx, vectors: readonly ComputedVector[], model: string, at: Date): Promise<void> {
     await sql`
-      update memories m set embedding = v.embedding::vector, embedding_model = ${model}, embedding_status = 'ready', embedded_at = ${at}, embedding_attempts = 0
+      update memories m set embedding = v.embedding::halfvec, embedding_model = ${model}, embedding_status = 'ready', embedded_at = ${at}, embedding_attempts = 0
       from unnest(${vectors.map((v) => v.id)}::uuid[], ${vectors.map((v) => vectorLiteral(v.vector))}::text[], ${vectors.map((v) => v.hash)}::text[]) as v(id, embedding, hash)
       where m.tenant_id = ${tx.tenantId} and m.id = v.id and m.embedding_status = 'pending' and m.content_hash = v.hash`.execute(tx.trx);
   }

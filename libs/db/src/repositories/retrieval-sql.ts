@@ -53,12 +53,12 @@ export function vectorSql(tx: TenantTx, mindId: string, query: readonly number[]
     // mind is compared.
     return sql`
       select * from (
-        select id, temporal_context, temporal_position, (embedding <=> ${v}::vector)::float8 as score from memories
+        select id, temporal_context, temporal_position, (embedding <=> ${v}::halfvec)::float8 as score from memories
         where ${where} offset 0) exact
       order by score, id desc limit ${limit}`;
   }
   return sql`
-    select id, temporal_context, temporal_position, (embedding <=> ${v}::vector)::float8 as score from memories
+    select id, temporal_context, temporal_position, (embedding <=> ${v}::halfvec)::float8 as score from memories
     where ${where}
-    order by embedding <=> ${v}::vector limit ${limit}`;
+    order by embedding <=> ${v}::halfvec limit ${limit}`;
 }
