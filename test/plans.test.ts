@@ -1,7 +1,7 @@
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import { Pool } from 'pg';
 import { systemClock, type AppConfig } from '@engram/config';
-import { AssociationsRepository, MemoriesRepository, MemorySweepsRepository, RetrievalRepository, TenantDb, TenantsRepository, vectorLiteral, type DB, type MatchMode, type MemoryFilter, type TenantTx, type VectorScan } from '@engram/db';
+import { AssociationsRepository, MemoriesRepository, PREPARED_OPTIONS, PreparingClient, MemorySweepsRepository, RetrievalRepository, TenantDb, TenantsRepository, vectorLiteral, type DB, type MatchMode, type MemoryFilter, type TenantTx, type VectorScan } from '@engram/db';
 import type { RequestEmbedder } from '@engram/embeddings';
 import { AssociationJob, ForgettingJob, TieringJob } from '@engram/jobs';
 import { DEFAULT_LIFECYCLE, type LifecycleConfig } from '@engram/memory';
@@ -72,7 +72,9 @@ beforeAll(async () => {
   await owner(`create index memories_embedding_idx on memories using ivfflat (embedding halfvec_cosine_ops) with (lists = 4)`);
   await owner('analyze memories');
 
-  const pool = new Pool({ connectionString: db.ownerUrl, max: 1 });
+  // Prepared statements as the service runs them (libs/db prepared.ts): custom plans, and generic
+  // ones for a search's own statements (RetrievalRepository.startSearch).
+  const pool = new Pool({ connectionString: db.ownerUrl, max: 1, options: PREPARED_OPTIONS, Client: PreparingClient });
   pool.on('connect', (client) => client.on('notice', (n) => {
     if (n.message?.includes('plan:')) plans.push(n.message);
   }));

@@ -12,6 +12,7 @@ where
 -- RetrievalRepository.startSearch (text)
 select
   set_config('enable_seqscan', 'off', true) as seqscan,
+  set_config('plan_cache_mode', 'force_generic_plan', true) as plans,
   array(
     select distinct
       l
@@ -26,6 +27,7 @@ select
 -- RetrievalRepository.startSearch (vector only)
 select
   set_config('enable_seqscan', 'off', true) as seqscan,
+  set_config('plan_cache_mode', 'force_generic_plan', true) as plans,
   array(
     select distinct
       l
