@@ -119,12 +119,16 @@ export class RetrievalRepository {
    * every part of it is reached by an index whatever the mind's size (the text branch's and the
    * hits' rows by key, neighbours by (context, position), vectors by the mind's b-tree or, with
    * `enable_sort` off, the ANN index). Other transactions keep custom plans (libs/db prepared.ts).
+   * Not on Citus (a `citus.version` setting): its planner routes a statement to the tenant's shard
+   * by the tenant id's value, and refuses the generic plan of a statement that is not a single-table
+   * look-up ("could not create distributed plan"), so a search there keeps custom plans.
    * One statement rather than two: a search's cost follows its round trips.
    */
   @GenerateSql({ name: 'text', params: ['who approved the budget?'] }, { name: 'vector only', params: [null] })
   async startSearch(tx: TenantTx, q: string | null): Promise<string[]> {
     const { rows } = await sql<{ lexemes: string[] }>`
-      select set_config('enable_seqscan', 'off', true) as seqscan, set_config('plan_cache_mode', 'force_generic_plan', true) as plans,
+      select set_config('enable_seqscan', 'off', true) as seqscan,
+             set_config('plan_cache_mode', case when current_setting('citus.version', true) is null then 'force_generic_plan' else 'force_custom_plan' end, true) as plans,
              array(select distinct l from unnest(tsvector_to_array(to_tsvector('english', coalesce(${q}::text, '')))) as l order by l) as lexemes${PREPARED}`.execute(tx.trx);
     return rows[0]?.lexemes ?? [];
   }
