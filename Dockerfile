@@ -3,7 +3,6 @@
 #   docker run IMAGE                                              the API (node dist/apps/api/src/main.js)
 #   docker run IMAGE node dist/apps/worker/src/main.js            the worker
 #   docker run IMAGE node dist/apps/api/src/migrate.js            the migrations (MIGRATION_DATABASE_URL)
-#   docker run IMAGE node dist/apps/api/src/reindex.js [--force]  the ivfflat rebuild
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 # 1. Compile TypeScript with swc (needs the dev dependencies).

@@ -24,8 +24,10 @@ export async function nearest(
   vector: string,
   probes: number | null,
   method: 'ivfflat' | 'hnsw' = 'ivfflat',
+  /** The service's partial HNSW index: only the mind's memories in it (`vector_indexed`). */
+  indexedOnly = false,
 ): Promise<{ ids: string[]; distances: number[]; ms: number }> {
-  const where = `tenant_id = $1 and mind_id = $2 and embedding is not null and (expires_at is null or expires_at > now())`;
+  const where = `tenant_id = $1 and mind_id = $2 and embedding is not null and (expires_at is null or expires_at > now())${probes !== null && indexedOnly ? ' and vector_indexed' : ''}`;
   await db.query('begin');
   try {
     await db.query(`select set_config('enable_seqscan', 'off', true)`);
@@ -56,8 +58,8 @@ export function tiedRecall(found: readonly number[], tenth: number, k: number): 
 
 export interface AnnRecall {
   /** `exact` when the mind is below `exact_scan_below` (search never uses the index there). */
-  path: 'exact' | 'ivfflat';
-  probes: number;
+  path: 'exact' | 'hnsw';
+  ef_search: number;
   queries: number;
   /**
    * Mean share of the index's top 10 that is as near as the exact 10th, 0..1: ties count (a
@@ -73,18 +75,18 @@ export interface AnnRecall {
 /** recall@10 of the path search takes for this mind against the exact answer, over `queries` (texts, embedded locally). */
 export async function annRecall(
   db: Client,
-  o: { tenantId: string; mindId: string; queries: string[]; probes: number; exactBelow: number },
+  o: { tenantId: string; mindId: string; queries: string[]; efSearch: number; exactBelow: number },
 ): Promise<AnnRecall> {
   const embedder = new HashingEmbedder();
   const { rows } = await db.query<{ n: number }>('select count(*)::int as n from memories where tenant_id = $1 and mind_id = $2', [o.tenantId, o.mindId]);
-  const path = (rows[0]?.n ?? 0) < o.exactBelow ? 'exact' : 'ivfflat';
+  const path = (rows[0]?.n ?? 0) < o.exactBelow ? 'exact' : 'hnsw';
   const recalls: number[] = [];
   const indexMs: number[] = [];
   const exactMs: number[] = [];
   for (const q of o.queries) {
     const v = vectorLiteral(embedder.embedOne(q));
     const exact = await nearest(db, o.tenantId, o.mindId, v, null);
-    const found = path === 'exact' ? exact : await nearest(db, o.tenantId, o.mindId, v, o.probes);
+    const found = path === 'exact' ? exact : await nearest(db, o.tenantId, o.mindId, v, o.efSearch, 'hnsw', true);
     const tenth = exact.distances[exact.distances.length - 1];
     if (tenth !== undefined) recalls.push(tiedRecall(found.distances, tenth, exact.distances.length));
     exactMs.push(exact.ms);
@@ -93,7 +95,7 @@ export async function annRecall(
   const round = (x: number) => +x.toFixed(2);
   return {
     path,
-    probes: o.probes,
+    ef_search: o.efSearch,
     queries: recalls.length,
     recall_at_10: +(recalls.reduce((a, b) => a + b, 0) / Math.max(1, recalls.length)).toFixed(3),
     index_p50_ms: round(percentile(indexMs, 50)),

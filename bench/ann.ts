@@ -15,7 +15,7 @@
  * `repeated` (bench:scale's old one: one or two consecutive turns, each turn ~18 times in
  * 100 000), both queried with the distinct corpus's queries (half LoCoMo questions, half
  * memory-like texts of held-out turns); or `pairs` (two random LoCoMo turns each, queried with
- * LoCoMo questions: what issue 3 measured). Texts are embedded with the default local embedder. The ivfflat index gets `lists` from the rows (ivfflatLists); `--index ivfflat,hnsw`
+ * LoCoMo questions: what issue 3 measured). Texts are embedded with the default local embedder. The ivfflat index gets `lists` from the rows (pgvector's rule); `--index ivfflat,hnsw`
  * also builds HNSW (m 16, ef_construction 64) in its place and measures it at each `--ef-search`.
  * Each query runs the statements search runs (libs/db retrieval.repository vectorSql: the
  * mind's 100 nearest, iterative scan `relaxed_order`), as the owner; recall@10 is against the
@@ -29,7 +29,6 @@ import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { migrateToLatest, openOwnerDatabase, vectorLiteral } from '@engram/db';
 import { HashingEmbedder } from '@engram/embeddings';
-import { ivfflatLists } from '@engram/memory';
 import { nearest, tiedRecall } from './ann-recall';
 import { CORPORA, DistinctCorpus, readCorpusSource, repeatedTexts, type CorpusKind, type CorpusQuery } from './corpus';
 import { locomoCorpus, percentile, prng, scratchUrls } from './support';
@@ -131,7 +130,8 @@ async function main(): Promise<void> {
   const adminUrl = new URL(args['database-url']);
   const url = new URL(scratchUrls(args['database-url'], DB).owner);
   const embedder = new HashingEmbedder();
-  const lists = ivfflatLists(rows);
+  // pgvector's ivfflat sizing: rows / 1000 lists up to a million rows, sqrt(rows) beyond.
+  const lists = Math.max(1, Math.round(rows <= 1_000_000 ? rows / 1000 : Math.sqrt(rows)));
   let db = new Client({ connectionString: url.toString() });
   let tenant = '';
   let minds: { id: string; size: number; measured: boolean }[] = [];

@@ -18,8 +18,9 @@
  * deterministic, embedded with the default local embedder, in sessions of 20 turns (temporal
  * context and position), with tags, categories, ages over two years and access counts, so that
  * search, filters, neighbours and the sweeps have real work. Tenants and their users are made
- * through the API (`POST /v1/auth/register`), memories straight into the tables; then the ivfflat
- * index is built with `lists` from the rows and the tables analysed.
+ * through the API (`POST /v1/auth/register`), memories straight into the tables; then the
+ * memories of minds of 10 000 or more are put in the HNSW index (`vector_indexed`), the indexes
+ * built and the tables analysed.
  *
  * Measures, each for `--seconds` with `--connections` concurrent clients (random tenant per
  * request in the many-tenant shape; writes with `--write-connections`): keyed writes, one a
@@ -184,7 +185,7 @@ async function main(): Promise<void> {
   if (want('ann')) {
     const big = tenants[0] as Tenant;
     const annQueries = corpus.queries(Number(args['ann-queries'])).map((x) => x.text);
-    ann = await annRecall(db, { tenantId: big.id, mindId: big.mindId, queries: annQueries, probes: DEFAULT_LIFECYCLE.retrieval.probes, exactBelow: DEFAULT_LIFECYCLE.retrieval.exact_scan_below });
+    ann = await annRecall(db, { tenantId: big.id, mindId: big.mindId, queries: annQueries, efSearch: DEFAULT_LIFECYCLE.retrieval.ef_search, exactBelow: DEFAULT_LIFECYCLE.retrieval.exact_scan_below });
     log(`ann: ${JSON.stringify(ann)}`);
   }
 
@@ -202,7 +203,7 @@ async function main(): Promise<void> {
   }
 
   const out = { shape, citus, corpus: corpusKind, profile: hot, tenants: tenantCount, per_tenant: perTenant, connections: Number(args.connections), seconds: Number(args.seconds), date: new Date().toISOString(), sizes, seed, phases, ann, associations, sweeps };
-  process.stdout.write(`\n${shape}${citus ? ' on Citus' : ''}: ${sizes.memories} memories; table ${(sizes.table_bytes / 1048576).toFixed(0)} MB, ivfflat ${(sizes.vector_index_bytes / 1048576).toFixed(0)} MB, text index ${(sizes.text_index_bytes / 1048576).toFixed(0)} MB; ${args.connections} connections, ${args.seconds} s a phase\n`);
+  process.stdout.write(`\n${shape}${citus ? ' on Citus' : ''}: ${sizes.memories} memories; table ${(sizes.table_bytes / 1048576).toFixed(0)} MB, HNSW ${(sizes.vector_index_bytes / 1048576).toFixed(0)} MB, text index ${(sizes.text_index_bytes / 1048576).toFixed(0)} MB; ${args.connections} connections, ${args.seconds} s a phase\n`);
   process.stdout.write('| phase | clients | requests | errors | foreign | req/s | memories/s | p50 ms | p95 ms | p99 ms | API CPU % | API RSS MB |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n');
   for (const p of phases) process.stdout.write(`| ${p.phase} | ${p.connections} | ${p.requests} | ${p.errors} | ${p.foreign} | ${p.rps} | ${p.phase.startsWith('keyed') ? p.memories_per_s : '-'} | ${p.p50_ms} | ${p.p95_ms} | ${p.p99_ms} | ${p.api_cpu_pct} | ${p.api_rss_mb} |\n`);
   if (ann) process.stdout.write(`ANN recall@10 ${ann.recall_at_10} (${ann.path}, ${ann.queries} queries): index p50 ${ann.index_p50_ms} / p95 ${ann.index_p95_ms} ms, exact p50 ${ann.exact_p50_ms} / p95 ${ann.exact_p95_ms} ms\n`);

@@ -84,7 +84,6 @@ describe('background work (BullMQ worker)', () => {
         SYSTEMS_CONSOLIDATION_INTERVAL_MS: '86400000',
         EMBEDDINGS_BACKFILL_INTERVAL_MS: '0',
         ASSOCIATIONS_INTERVAL_MS: '60000',
-        VECTOR_INDEX_UPKEEP_INTERVAL_MS: '0',
       }),
     );
     const every: Record<string, number | undefined> = {};
@@ -114,7 +113,7 @@ describe('background work (BullMQ worker)', () => {
   });
 
   it('tiering, then forgetting, then systems consolidation reach what the formulas say', async () => {
-    expect(await fanOut(QueueName.Tiering, 'tiering-1')).toEqual([{ retiered: 3, compacted: 3, expanded: 0, archived: 3, unarchived: 0 }]);
+    expect(await fanOut(QueueName.Tiering, 'tiering-1')).toEqual([{ retiered: 3, compacted: 3, expanded: 0, archived: 3, unarchived: 0, indexed: 0 }]);
     const tiers = Object.fromEntries((await state()).map((m) => [m.key, m.tier]));
     expect(tiers).toEqual({ dimming: 'hot', faded: 'archive', pinned: 'archive', fresh: 'hot', settled: 'archive' });
 

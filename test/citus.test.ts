@@ -207,14 +207,14 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
 
   it('a vector scan\'s settings reach the worker that runs the search (SET LOCAL is replayed there; set_config() was not)', async () => {
     const seen = await t.app.get(TenantDb).run(a.tenantId, async (tx) => {
-      await t.app.get(RetrievalRepository).configureScan(tx, { exact: false, probes: 17 });
+      await t.app.get(RetrievalRepository).configureScan(tx, { exact: false, efSearch: 170 });
       // A router query: its target list is evaluated on the worker holding the tenant's shard.
-      const { rows } = await sql<{ probes: string; iterative: string; sort: string }>`
-        select current_setting('ivfflat.probes') as probes, current_setting('ivfflat.iterative_scan') as iterative, current_setting('enable_sort') as sort
+      const { rows } = await sql<{ ef: string; iterative: string; sort: string }>`
+        select current_setting('hnsw.ef_search') as ef, current_setting('hnsw.iterative_scan') as iterative, current_setting('enable_sort') as sort
         from memories where tenant_id = ${a.tenantId} limit 1`.execute(tx.trx);
       return rows[0];
     });
-    expect(seen).toEqual({ probes: '17', iterative: 'relaxed_order', sort: 'off' });
+    expect(seen).toEqual({ ef: '170', iterative: 'relaxed_order', sort: 'off' });
   });
 
   it('every statement of a keyed write, a search, a recall and a conversation is a single-shard router query (EXPLAIN: Task Count: 1)', async () => {
@@ -678,7 +678,7 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
     }, 60_000);
 
     it('applies the migration on the distributed tables: memory_associations distributed by tenant, co-located with tenants, its rows on the shards', async () => {
-      expect(applied).toEqual(['20261204000000_associations', '20261205000000_halfvec']);
+      expect(applied).toEqual(['20261204000000_associations', '20261205000000_vector_search']);
       const rows = await upgraded<{ table: string; method: string; colocation: number }>(`select logicalrelid::text as table, partmethod as method, colocationid as colocation from pg_dist_partition where logicalrelid::text in ('tenants', 'memories', 'memory_associations') order by 1`);
       expect(rows.map((r) => [r.table, r.method])).toEqual([['memories', 'h'], ['memory_associations', 'h'], ['tenants', 'h']]);
       expect(new Set(rows.map((r) => r.colocation)).size).toBe(1);
@@ -686,14 +686,14 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
       expect(await upgraded<{ n: number }>(`select count(*)::int as n from memories where tenant_id = $1 and associated_at is null`, [T])).toEqual([{ n: 3 }]);
     });
 
-    it('takes half-precision vectors on every shard, with their ivfflat index, and keeps the vectors written before', async () => {
+    it('takes half-precision vectors on every shard, with their HNSW index of large minds, and keeps the vectors written before', async () => {
       const types = (await upgraded<{ result: string }>(`select result from run_command_on_shards('memories', $1) order by shardid`, [
         `select format_type(atttypid, atttypmod) from pg_attribute where attrelid = '%s'::regclass and attname = 'embedding'`,
       ])).map((r) => r.result);
       expect(types.length).toBeGreaterThan(1);
       expect(new Set(types)).toEqual(new Set(['halfvec(768)']));
       const indexes = (await upgraded<{ result: string }>(`select result from run_command_on_shards('memories', $1) order by shardid`, [
-        `select count(*) from pg_indexes where tablename = '%s' and indexdef like '%%ivfflat (embedding halfvec_cosine_ops)%%'`,
+        `select count(*) from pg_indexes where tablename = '%s' and indexdef like '%%hnsw (embedding halfvec_cosine_ops)%%WHERE vector_indexed%%'`,
       ])).map((r) => r.result);
       expect(new Set(indexes)).toEqual(new Set(['1']));
       expect(await upgraded<{ n: number }>(`select count(*)::int as n from memories where tenant_id = $1 and embedding is not null`, [T])).toEqual([{ n: 3 }]);

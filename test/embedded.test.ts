@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { sql } from 'kysely';
 import request from 'supertest';
-import { DATABASE, DATABASE_HANDLE, openDatabase } from '@engram/db';
-import { loadConfig, systemClock } from '@engram/config';
-import { VectorIndexUpkeep } from '@engram/jobs';
+import { DATABASE, openDatabase } from '@engram/db';
+import { loadConfig } from '@engram/config';
 import { createApp } from '../apps/api/src/create-app';
 
 // With no DATABASE_URL the whole service runs in one process on PGlite (+pgvector), migrating
@@ -79,14 +78,6 @@ describe('embedded mode (PGlite)', () => {
     );
     // The running one is unharmed.
     await request(app.getHttpServer()).get('/health/ready').expect(200);
-  });
-
-  it('rebuilds the vector index as the session user, then runs as engram_app again', async () => {
-    const upkeep = new VectorIndexUpkeep(app.get(DATABASE_HANDLE), loadConfig({ ENGRAM_DATA_DIR: dir, NODE_ENV: 'test' }), systemClock);
-    expect(await upkeep.runOnce({ lists: 3 })).toMatchObject({ action: 'rebuilt', lists: 3, wanted: 3 });
-    expect(await upkeep.runOnce()).toMatchObject({ action: 'skipped', lists: 3 });
-    const { rows } = await sql<{ role: string }>`select current_user as role`.execute(app.get(DATABASE));
-    expect(rows[0]).toEqual({ role: 'engram_app' });
   });
 
   it('runs as engram_app under RLS in embedded mode too', async () => {

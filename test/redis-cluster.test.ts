@@ -132,7 +132,7 @@ describe('queues on a Redis Cluster (three masters)', () => {
     for (const queue of QUEUE_NAMES) reports[queue] = await driver.fanOut(worker, queue, `${queue}-1`);
     // One tenant, one job of each queue, each finished with its report.
     for (const queue of QUEUE_NAMES) expect(reports[queue]).toEqual([expect.any(Object)]);
-    expect(reports[QueueName.Tiering]).toEqual([{ retiered: 1, compacted: 1, expanded: 0, archived: 1, unarchived: 0 }]);
+    expect(reports[QueueName.Tiering]).toEqual([{ retiered: 1, compacted: 1, expanded: 0, archived: 1, unarchived: 0, indexed: 0 }]);
     // Tiering archived "faded" (400 days, unimportant); forgetting then evicted it.
     expect(reports[QueueName.Forgetting]?.[0]).toMatchObject({ evicted: 1 });
     const left = await ownerQuery(t.db)<{ key: string }>('select key from memories order by key');

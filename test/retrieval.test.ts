@@ -1,11 +1,12 @@
 import { countTokens } from 'gpt-tokenizer';
-import { sql } from 'kysely';
-import { Client } from 'pg';
-import { systemClock } from '@engram/config';
-import { DATABASE_HANDLE, readVectorIndexState, type DatabaseHandle } from '@engram/db';
-import { VectorIndexUpkeep } from '@engram/jobs';
+import request from 'supertest';
+import { loadConfig } from '@engram/config';
+import { TieringJob } from '@engram/jobs';
+import { createApp } from '../apps/api/src/create-app';
+import { NO_RATE_LIMITS, NO_SCHEDULES } from './support/env';
+import { ownerQuery } from './support/test-db';
 import { HashingEmbedder } from '@engram/embeddings';
-import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+import { asAgent, asUser, createTenant, startTestApp, TEST_JWT_SECRET, type TenantFixture, type TestApp } from './support/test-app';
 
 // Hybrid search, ?explain, filters and token-budgeted recall against the real Postgres + pgvector
 // (issue 3, docs/design.md §6), with the default local embedder.
@@ -148,7 +149,7 @@ describe('retrieval', () => {
     expect(bad.body.message).toMatch(/layer/);
   });
 
-  it('searches through the ivfflat index, filtered, as well as exactly', async () => {
+  it('searches through the vector index, filtered, as well as exactly', async () => {
     const owner = { Authorization: `Bearer ${f.token}` };
     const exact = found(await search({ q: 'database and milk for coffee' }));
     await t.http().patch('/v1/tenant/settings/lifecycle').set(owner).send({ retrieval: { exact_scan_below: 0 } }).expect(200);
@@ -209,32 +210,44 @@ describe('retrieval', () => {
     });
   });
 
-  describe('vector index upkeep', () => {
-    it('resizes ivfflat lists to rows/1000 once the table has grown, only as the owner', async () => {
-      const items = (batch: number) =>
-        Array.from({ length: 500 }, (_, i) => ({ category: 'note', key: `bulk_${batch}_${i}`, content: `Bulk note ${batch}-${i} about topic ${(i * 7919) % 101}` }));
-      for (let b = 0; b < 5; b++) await t.http().post('/v1/memory/batch').set(asAgent(f)).send({ items: items(b) }).expect(200);
-      const handle = t.app.get<DatabaseHandle>(DATABASE_HANDLE);
+  describe('a large mind: the HNSW index', () => {
+    // A mind of VECTOR_INDEX_MIN_MEMORIES or more is searched through the HNSW index, its memories
+    // kept in it (vector_indexed; docs/design.md §6.1). Smaller here than the default 10 000.
+    const MIN = 300;
+    let big: TestApp;
+    let g: TenantFixture;
+    const indexed = async (db: TestApp['db'], mindId: string) =>
+      (await ownerQuery(db)<{ n: number }>('select count(*)::int as n from memories where mind_id = $1 and vector_indexed', [mindId]))[0]?.n;
+    beforeAll(async () => {
+      big = await startTestApp({ VECTOR_INDEX_MIN_MEMORIES: String(MIN) });
+      g = await createTenant(big, 'large');
+      await big.http().put('/v1/tenant/settings/lifecycle').set({ Authorization: `Bearer ${g.token}` }).send({ retrieval: { exact_scan_below: MIN } }).expect(200);
+    });
+    afterAll(() => big?.close());
 
-      // As engram_app (DATABASE_URL, no MIGRATION_DATABASE_URL): due, but not allowed.
-      const admin = new Client({ connectionString: t.db.ownerUrl });
-      await admin.connect();
-      await admin.query('analyze memories');
-      await admin.end();
-      const asApp = await new VectorIndexUpkeep(handle, t.config, systemClock).runOnce();
-      expect(asApp).toMatchObject({ lists: 1, wanted: 3, action: 'no-owner' });
+    it('finds the memories written before it grew large (an exact scan beside the index) until the tiering sweep puts them in; new ones go in as they are written', async () => {
+      const items = (b: number) => Array.from({ length: 50 }, (_, i) => ({ category: 'note', key: `n_${b}_${i}`, content: `Note ${b}-${i} about the harbour, topic ${(i * 7919) % 101}` }));
+      for (let b = 0; b < 7; b++) await big.http().post('/v1/memory/batch').set(asAgent(g)).send({ items: items(b) }).expect(200);
+      await big.http().post('/v1/memory').set(asAgent(g)).send({ category: 'fact', key: 'keeper', content: 'The lighthouse keeper on Skellig Michael is called Orla' }).expect(201);
+      // Written while the process still knew the mind as small: none in the index yet.
+      expect(await indexed(big.db, g.mindId)).toBe(0);
+      const keeper = async (app: TestApp) => (await app.http().get('/v1/memory/search').query({ q: 'who keeps the lighthouse?', mode: 'vector' }).set(asAgent(g)).expect(200)).body.items.map((m: { key: string }) => m.key);
+      expect((await keeper(big))[0]).toBe('keeper');
 
-      const upkeep = new VectorIndexUpkeep(handle, { ...t.config, MIGRATION_DATABASE_URL: t.db.ownerUrl }, systemClock);
-      const first = await upkeep.runOnce();
-      expect(first).toMatchObject({ action: 'rebuilt', lists: 3, wanted: 3, builtForRows: first.rows });
-      expect(first.rows).toBeGreaterThanOrEqual(2500);
-      expect(await upkeep.runOnce()).toMatchObject({ action: 'skipped', lists: 3 });
-      expect((await readVectorIndexState(handle.db)).lists).toBe(3);
-      const valid = await sql<{ valid: boolean }>`select indisvalid as valid from pg_index where indexrelid = 'memories_embedding_idx'::regclass`.execute(handle.db);
-      expect(valid.rows).toEqual([{ valid: true }]);
+      expect(await big.app.get(TieringJob).run(g.tenantId, new Date())).toMatchObject({ indexed: 351 });
+      expect(await indexed(big.db, g.mindId)).toBe(351);
+      expect((await keeper(big))[0]).toBe('keeper');
 
-      // Search still works, through the new index too.
-      expect(found(await search({ q: '데이터베이스를 골랐다' }))[0]).toBe(ids.korean);
+      // Another process (its own view of the mind's size) writes into the index at once.
+      const other = await createApp(loadConfig({ NODE_ENV: 'test', DATABASE_URL: big.db.appUrl, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'silent', VECTOR_INDEX_MIN_MEMORIES: String(MIN), ...NO_SCHEDULES, ...NO_RATE_LIMITS }));
+      await other.init();
+      try {
+        await request(other.getHttpServer()).post('/v1/memory').set(asAgent(g)).send({ category: 'fact', key: 'boat', content: 'The supply boat comes to the lighthouse on Thursdays' }).expect(201);
+      } finally {
+        await other.close();
+      }
+      expect(await indexed(big.db, g.mindId)).toBe(352);
+      expect(await keeper(big)).toEqual(expect.arrayContaining(['keeper', 'boat']));
     });
   });
 });

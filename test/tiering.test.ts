@@ -54,7 +54,7 @@ describe('tiering: storage by tier', () => {
 
   it('compacts cold and archived memories, drops archived vectors, leaves hot ones alone', async () => {
     const report = await t.app.get(TieringJob).run(f.tenantId, now);
-    expect(report).toEqual({ retiered: 2, compacted: 2, expanded: 0, archived: 1, unarchived: 0 });
+    expect(report).toEqual({ retiered: 2, compacted: 2, expanded: 0, archived: 1, unarchived: 0, indexed: 0 });
 
     const story = await row('story');
     expect(story).toMatchObject({ tier: 'archive', compacted: true, content: FIRST, has_vector: false, embedding_status: 'archived' });
@@ -65,7 +65,7 @@ describe('tiering: storage by tier', () => {
     expect(await row('today')).toMatchObject({ tier: 'hot', compacted: false, content: 'Bought a new kettle', z_bytes: null, has_vector: true });
 
     // Running it again changes nothing.
-    expect(await t.app.get(TieringJob).run(f.tenantId, now)).toEqual({ retiered: 0, compacted: 0, expanded: 0, archived: 0, unarchived: 0 });
+    expect(await t.app.get(TieringJob).run(f.tenantId, now)).toEqual({ retiered: 0, compacted: 0, expanded: 0, archived: 0, unarchived: 0, indexed: 0 });
   });
 
   it('answers with the full text at every tier', async () => {

@@ -16,7 +16,7 @@ import { WebhookWorker } from './webhook-worker.service';
 /**
  * The worker application: no HTTP but Prometheus `/metrics` (WorkerMetricsServer); one BullMQ
  * worker per queue (QueueWorkers) running the jobs of libs/jobs against Postgres, the webhook
- * deliveries (WebhookWorker), and the vector index upkeep.
+ * deliveries (WebhookWorker).
  */
 @Module({})
 export class WorkerModule {

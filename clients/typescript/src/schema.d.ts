@@ -1037,6 +1037,7 @@ export interface components {
                     bm25_b: number;
                     bm25_k1: number;
                     candidates: number;
+                    ef_search: number;
                     exact_scan_below: number;
                     importance_weight: number;
                     match_share: number;
@@ -1052,7 +1053,6 @@ export interface components {
                         low: number;
                         normal: number;
                     };
-                    probes: number;
                     retention_weight: number;
                     rrf_k: number;
                     tag_boost: number;
@@ -1702,6 +1702,7 @@ export interface components {
                     bm25_b: number;
                     bm25_k1: number;
                     candidates: number;
+                    ef_search: number;
                     exact_scan_below: number;
                     importance_weight: number;
                     match_share: number;
@@ -1717,7 +1718,6 @@ export interface components {
                         low: number;
                         normal: number;
                     };
-                    probes: number;
                     retention_weight: number;
                     rrf_k: number;
                     tag_boost: number;

@@ -114,10 +114,13 @@ export const configSchema = z
     SYSTEMS_CONSOLIDATION_INTERVAL_MS: z.coerce.number().int().min(0).max(604_800_000).default(86_400_000),
     /** How often pending embeddings are retried in the background (ms); 0 turns it off. */
     EMBEDDINGS_BACKFILL_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(5000),
-    /** How often the ivfflat index is checked against the table's size (ms); 0 turns it off. */
-    VECTOR_INDEX_UPKEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(604_800_000).default(3_600_000),
-    /** Rebuild the ivfflat index once the table has grown to this many times its rows at the last build (or shrunk as much). */
-    VECTOR_INDEX_REBUILD_GROWTH: z.coerce.number().min(1.1).max(100).default(2),
+    /**
+     * Minds of at least this many memories are searched through the HNSW index and their memories
+     * kept in it (`vector_indexed`); smaller ones are scanned exactly and pay for no index on
+     * write (docs/design.md §6.1). Their memories join the index as they are written, and those
+     * written before their mind grew this large at the next tiering sweep.
+     */
+    VECTOR_INDEX_MIN_MEMORIES: z.coerce.number().int().min(1).max(100_000_000).default(10_000),
     /** How often the forgetting sweep runs (ms); 0 turns it off. */
     FORGETTING_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(900_000),
     /** How often the STM sleep cycle consolidates waiting entries (ms); 0 turns it off. */

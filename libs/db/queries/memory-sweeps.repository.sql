@@ -542,6 +542,37 @@ where
       skip locked
   );
 
+-- MemorySweepsRepository.indexLargeMinds
+update memories
+set
+  vector_indexed = true
+where
+  tenant_id = $1
+  and id in (
+    select
+      m.id
+    from
+      (
+        select
+          mind_id
+        from
+          memories
+        where
+          tenant_id = $2
+        group by
+          mind_id
+        having
+          count(*) >= $3::int
+      ) large
+      join memories m on m.tenant_id = $4
+      and m.mind_id = large.mind_id
+      and not m.vector_indexed
+    limit
+      $5
+    for update of
+      m skip locked
+  );
+
 -- MemorySweepsRepository.toCompact
 select
   id,

@@ -9,6 +9,22 @@ where
   tenant_id = $1
   and mind_id = $2;
 
+-- RetrievalRepository.mindHasAtLeast
+select
+  count(*) >= $1::int as yes
+from
+  (
+    select
+      1
+    from
+      memories
+    where
+      tenant_id = $2
+      and mind_id = $3
+    limit
+      $4
+  ) m;
+
 -- RetrievalRepository.startSearch (text)
 select
   set_config('enable_seqscan', 'off', true) as seqscan,
@@ -477,10 +493,10 @@ where
 
 -- RetrievalRepository.search (all, indexed vectors)
 set
-  local ivfflat.probes = '20';
+  local hnsw.ef_search = '100';
 
 set
-  local ivfflat.iterative_scan = 'relaxed_order';
+  local hnsw.iterative_scan = 'relaxed_order';
 
 set
   local enable_sort = 'off';
@@ -580,31 +596,79 @@ with
     from
       (
         select
-          id,
-          temporal_context,
-          temporal_position,
-          (embedding <=> $19::halfvec)::float8 as score
+          *
         from
-          memories
-        where
-          tenant_id = $20
-          and mind_id = $21
-          and embedding is not null
-          and (
+          (
             (
-              expires_at is null
-              or expires_at > $22::timestamptz
+              select
+                id,
+                temporal_context,
+                temporal_position,
+                (embedding <=> $19::halfvec)::float8 as score
+              from
+                memories
+              where
+                tenant_id = $20
+                and mind_id = $21
+                and embedding is not null
+                and (
+                  (
+                    expires_at is null
+                    or expires_at > $22::timestamptz
+                  )
+                  and category = $23
+                  and search_vector @@ websearch_to_tsquery('english', $24)
+                )
+                and vector_indexed
+              order by
+                embedding <=> $25::halfvec
+              limit
+                $26
             )
-            and category = $23
-            and search_vector @@ websearch_to_tsquery('english', $24)
-          )
+            union all
+            (
+              select
+                *
+              from
+                (
+                  select
+                    id,
+                    temporal_context,
+                    temporal_position,
+                    (embedding <=> $27::halfvec)::float8 as score
+                  from
+                    memories
+                  where
+                    tenant_id = $28
+                    and mind_id = $29
+                    and embedding is not null
+                    and (
+                      (
+                        expires_at is null
+                        or expires_at > $30::timestamptz
+                      )
+                      and category = $31
+                      and search_vector @@ websearch_to_tsquery('english', $32)
+                    )
+                    and not vector_indexed
+                  offset
+                    0
+                ) unindexed
+              order by
+                score,
+                id desc
+              limit
+                $33
+            )
+          ) nearest
         order by
-          embedding <=> $25::halfvec
+          score,
+          id desc
         limit
-          $26
+          $34
       ) v
     where
-      1 - v.score >= $27::float8
+      1 - v.score >= $35::float8
   ),
   tops as (
     select distinct
@@ -627,7 +691,7 @@ with
           hits h
       ) x
     where
-      r <= $28
+      r <= $36
   ),
   links as (
     select
@@ -656,7 +720,7 @@ with
                 from
                   memory_associations a
                 where
-                  a.tenant_id = $29
+                  a.tenant_id = $37
                   and a.memory_id = s.id
                 union all
                 select
@@ -675,7 +739,7 @@ with
                 from
                   memory_associations a
                 where
-                  a.tenant_id = $30
+                  a.tenant_id = $38
                   and a.target_id = s.id
               ) x
             order by
@@ -688,7 +752,7 @@ with
           z.weight desc,
           z.other desc
         limit
-          $31
+          $39
       ) l
   ),
   -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
@@ -699,7 +763,7 @@ with
       (h.temporal_position::bigint + d)::int as position
     from
       hits h
-      cross join generate_series($32::int, $33::int) d
+      cross join generate_series($40::int, $41::int) d
     where
       h.temporal_context is not null
       and d <> 0
@@ -734,17 +798,17 @@ select
         engram_effective_strength (
           strength_days,
           access_count,
-          $34::float8,
-          $35::float8
+          $42::float8,
+          $43::float8
         ),
-        $36::timestamptz
+        $44::timestamptz
       ),
       1
     )
   end as retention
 from
   hits h
-  join memories m on m.tenant_id = $37
+  join memories m on m.tenant_id = $45
   and m.id = h.id
 union all
 select
@@ -752,57 +816,6 @@ select
   null,
   null,
   null,
-  m.id::text as id,
-  m.temporal_context,
-  m.temporal_position,
-  m.tags,
-  m.importance_score,
-  m.priority,
-  (m.forgotten_at is not null) as forgotten,
-  case
-    when m.current_retention is null then null
-    else coalesce(
-      engram_retention_at (
-        current_retention,
-        retention_at,
-        engram_effective_strength (
-          strength_days,
-          access_count,
-          $38::float8,
-          $39::float8
-        ),
-        $40::timestamptz
-      ),
-      1
-    )
-  end as retention
-from
-  slots s
-  join memories m on m.tenant_id = $41
-  and m.mind_id = $42
-  and m.temporal_context = s.context
-  and m.temporal_position = s.position
-where
-  (
-    (
-      expires_at is null
-      or expires_at > $43::timestamptz
-    )
-    and category = $44
-    and search_vector @@ websearch_to_tsquery('english', $45)
-  )
-  and m.id not in (
-    select
-      h.id
-    from
-      hits h
-  )
-union all
-select
-  'link',
-  l.weight,
-  l.source::text,
-  l.relation,
   m.id::text as id,
   m.temporal_context,
   m.temporal_position,
@@ -828,26 +841,77 @@ select
     )
   end as retention
 from
-  links l
+  slots s
   join memories m on m.tenant_id = $49
-  and m.id = l.target
+  and m.mind_id = $50
+  and m.temporal_context = s.context
+  and m.temporal_position = s.position
 where
-  m.mind_id = $50
-  and (
+  (
     (
       expires_at is null
       or expires_at > $51::timestamptz
     )
     and category = $52
     and search_vector @@ websearch_to_tsquery('english', $53)
+  )
+  and m.id not in (
+    select
+      h.id
+    from
+      hits h
+  )
+union all
+select
+  'link',
+  l.weight,
+  l.source::text,
+  l.relation,
+  m.id::text as id,
+  m.temporal_context,
+  m.temporal_position,
+  m.tags,
+  m.importance_score,
+  m.priority,
+  (m.forgotten_at is not null) as forgotten,
+  case
+    when m.current_retention is null then null
+    else coalesce(
+      engram_retention_at (
+        current_retention,
+        retention_at,
+        engram_effective_strength (
+          strength_days,
+          access_count,
+          $54::float8,
+          $55::float8
+        ),
+        $56::timestamptz
+      ),
+      1
+    )
+  end as retention
+from
+  links l
+  join memories m on m.tenant_id = $57
+  and m.id = l.target
+where
+  m.mind_id = $58
+  and (
+    (
+      expires_at is null
+      or expires_at > $59::timestamptz
+    )
+    and category = $60
+    and search_vector @@ websearch_to_tsquery('english', $61)
   ) /* prepared */;
 
 -- RetrievalRepository.search (vector only)
 set
-  local ivfflat.probes = '20';
+  local hnsw.ef_search = '100';
 
 set
-  local ivfflat.iterative_scan = 'relaxed_order';
+  local hnsw.iterative_scan = 'relaxed_order';
 
 set
   local enable_sort = 'off';
@@ -863,30 +927,77 @@ with
     from
       (
         select
-          id,
-          temporal_context,
-          temporal_position,
-          (embedding <=> $1::halfvec)::float8 as score
+          *
         from
-          memories
-        where
-          tenant_id = $2
-          and mind_id = $3
-          and embedding is not null
-          and (
+          (
             (
-              expires_at is null
-              or expires_at > $4::timestamptz
+              select
+                id,
+                temporal_context,
+                temporal_position,
+                (embedding <=> $1::halfvec)::float8 as score
+              from
+                memories
+              where
+                tenant_id = $2
+                and mind_id = $3
+                and embedding is not null
+                and (
+                  (
+                    expires_at is null
+                    or expires_at > $4::timestamptz
+                  )
+                  and category = $5
+                )
+                and vector_indexed
+              order by
+                embedding <=> $6::halfvec
+              limit
+                $7
             )
-            and category = $5
-          )
+            union all
+            (
+              select
+                *
+              from
+                (
+                  select
+                    id,
+                    temporal_context,
+                    temporal_position,
+                    (embedding <=> $8::halfvec)::float8 as score
+                  from
+                    memories
+                  where
+                    tenant_id = $9
+                    and mind_id = $10
+                    and embedding is not null
+                    and (
+                      (
+                        expires_at is null
+                        or expires_at > $11::timestamptz
+                      )
+                      and category = $12
+                    )
+                    and not vector_indexed
+                  offset
+                    0
+                ) unindexed
+              order by
+                score,
+                id desc
+              limit
+                $13
+            )
+          ) nearest
         order by
-          embedding <=> $6::halfvec
+          score,
+          id desc
         limit
-          $7
+          $14
       ) v
     where
-      1 - v.score >= $8::float8
+      1 - v.score >= $15::float8
   ),
   tops as (
     select distinct
@@ -909,7 +1020,7 @@ with
           hits h
       ) x
     where
-      r <= $9
+      r <= $16
   ),
   links as (
     select
@@ -938,7 +1049,7 @@ with
                 from
                   memory_associations a
                 where
-                  a.tenant_id = $10
+                  a.tenant_id = $17
                   and a.memory_id = s.id
                 union all
                 select
@@ -957,7 +1068,7 @@ with
                 from
                   memory_associations a
                 where
-                  a.tenant_id = $11
+                  a.tenant_id = $18
                   and a.target_id = s.id
               ) x
             order by
@@ -970,7 +1081,7 @@ with
           z.weight desc,
           z.other desc
         limit
-          $12
+          $19
       ) l
   ),
   -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
@@ -981,7 +1092,7 @@ with
       (h.temporal_position::bigint + d)::int as position
     from
       hits h
-      cross join generate_series($13::int, $14::int) d
+      cross join generate_series($20::int, $21::int) d
     where
       h.temporal_context is not null
       and d <> 0
@@ -1016,17 +1127,17 @@ select
         engram_effective_strength (
           strength_days,
           access_count,
-          $15::float8,
-          $16::float8
+          $22::float8,
+          $23::float8
         ),
-        $17::timestamptz
+        $24::timestamptz
       ),
       1
     )
   end as retention
 from
   hits h
-  join memories m on m.tenant_id = $18
+  join memories m on m.tenant_id = $25
   and m.id = h.id
 union all
 select
@@ -1050,27 +1161,27 @@ select
         engram_effective_strength (
           strength_days,
           access_count,
-          $19::float8,
-          $20::float8
+          $26::float8,
+          $27::float8
         ),
-        $21::timestamptz
+        $28::timestamptz
       ),
       1
     )
   end as retention
 from
   slots s
-  join memories m on m.tenant_id = $22
-  and m.mind_id = $23
+  join memories m on m.tenant_id = $29
+  and m.mind_id = $30
   and m.temporal_context = s.context
   and m.temporal_position = s.position
 where
   (
     (
       expires_at is null
-      or expires_at > $24::timestamptz
+      or expires_at > $31::timestamptz
     )
-    and category = $25
+    and category = $32
   )
   and m.id not in (
     select
@@ -1100,37 +1211,37 @@ select
         engram_effective_strength (
           strength_days,
           access_count,
-          $26::float8,
-          $27::float8
+          $33::float8,
+          $34::float8
         ),
-        $28::timestamptz
+        $35::timestamptz
       ),
       1
     )
   end as retention
 from
   links l
-  join memories m on m.tenant_id = $29
+  join memories m on m.tenant_id = $36
   and m.id = l.target
 where
-  m.mind_id = $30
+  m.mind_id = $37
   and (
     (
       expires_at is null
-      or expires_at > $31::timestamptz
+      or expires_at > $38::timestamptz
     )
-    and category = $32
+    and category = $39
   ) /* prepared */;
 
 -- RetrievalRepository.configureScan (exact)
 -- (no statement)
 
--- RetrievalRepository.configureScan (ivfflat)
+-- RetrievalRepository.configureScan (hnsw)
 set
-  local ivfflat.probes = '20';
+  local hnsw.ef_search = '100';
 
 set
-  local ivfflat.iterative_scan = 'relaxed_order';
+  local hnsw.iterative_scan = 'relaxed_order';
 
 set
   local enable_sort = 'off';

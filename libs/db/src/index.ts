@@ -14,7 +14,6 @@ export * from './memory-filter';
 export * from './lifecycle-sql';
 export * from './webhook-events';
 export * from './compact-content';
-export * from './vector-index';
 export * from './sql-snapshot';
 export * from './repositories';
 export * from './data-dir-lock';

@@ -36,7 +36,7 @@ const SETTING_VALUE = /^[a-z0-9_.-]+$/i;
 
 /**
  * Sets `settings` for the rest of this unit of work (`SET LOCAL`, one round trip for all), e.g. a
- * vector scan's `ivfflat.probes`. SET LOCAL rather than set_config(): on Citus, a transaction's SET
+ * vector scan's `hnsw.ef_search`. SET LOCAL rather than set_config(): on Citus, a transaction's SET
  * LOCAL commands are replayed on the workers its later statements run on (TenantDb.run sets
  * `citus.propagate_set_commands = 'local'`), so the setting applies where the shards are;
  * set_config() stays on the coordinator. SET takes no parameters: names and values are checked to

@@ -61,8 +61,8 @@ export class AssociationJob implements TenantJob {
     let links = 0;
     for (const [mindId, memories] of byMind) {
       const mindSize = await this.retrieval.mindSize(tx, mindId);
-      // As search scans vectors (docs/design.md §6.1): exactly below exact_scan_below, else ivfflat.
-      const scan = mindSize < config.retrieval.exact_scan_below ? ({ exact: true } as const) : ({ exact: false, probes: config.retrieval.probes } as const);
+      // As search scans vectors (docs/design.md §6.1): exactly below exact_scan_below, else HNSW.
+      const scan = mindSize < config.retrieval.exact_scan_below ? ({ exact: true } as const) : ({ exact: false, efSearch: config.retrieval.ef_search } as const);
       const sources = memories.map((m) => ({ id: m.id, names: namedThings(m.content, m.tags) }));
       links += await this.associations.link(tx, mindId, sources, config, { scan, mindSize });
     }

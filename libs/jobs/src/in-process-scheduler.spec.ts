@@ -3,7 +3,6 @@ import { ManualClock, type AppConfig } from '@engram/config';
 import { QueueName } from '@engram/queues';
 import type { FanOutJob } from './fan-out.job';
 import { InProcessScheduler } from './in-process-scheduler';
-import type { VectorIndexUpkeep } from './vector-index-upkeep';
 
 // Embedded mode's timers: the same jobs as the worker's queues, and a first run within a minute
 // of start, so a process that restarts often still reaches the hourly and daily work.
@@ -14,10 +13,9 @@ describe('the in-process scheduler', () => {
   const start = (intervals: Partial<AppConfig>) => {
     const runs: QueueName[] = [];
     const fanOut = { runAll: async (queue: QueueName) => (runs.push(queue), { tenants: 0, failed: [], totals: {} }) } as unknown as FanOutJob;
-    const upkeep = { runOnce: async () => ({}) } as unknown as VectorIndexUpkeep;
-    const config = { REDIS_URL: undefined, SLEEP_CYCLE_INTERVAL_MS: 0, SYSTEMS_CONSOLIDATION_INTERVAL_MS: 0, TIERING_INTERVAL_MS: 0, FORGETTING_INTERVAL_MS: 0, EMBEDDINGS_BACKFILL_INTERVAL_MS: 0, ASSOCIATIONS_INTERVAL_MS: 0, VECTOR_INDEX_UPKEEP_INTERVAL_MS: 0, ...intervals } as AppConfig;
+    const config = { REDIS_URL: undefined, SLEEP_CYCLE_INTERVAL_MS: 0, SYSTEMS_CONSOLIDATION_INTERVAL_MS: 0, TIERING_INTERVAL_MS: 0, FORGETTING_INTERVAL_MS: 0, EMBEDDINGS_BACKFILL_INTERVAL_MS: 0, ASSOCIATIONS_INTERVAL_MS: 0, ...intervals } as AppConfig;
     const registry = new SchedulerRegistry();
-    const scheduler = new InProcessScheduler(fanOut, upkeep, registry, config, new ManualClock('2026-01-01T00:00:00Z'));
+    const scheduler = new InProcessScheduler(fanOut, registry, config, new ManualClock('2026-01-01T00:00:00Z'));
     scheduler.onApplicationBootstrap();
     return { runs, scheduler };
   };

@@ -5,7 +5,6 @@ import { QUEUE_NAMES, QueueName, scheduleIntervals } from '@engram/queues';
 import { WebhookDispatch } from '@engram/services';
 import { FanOutJob } from './fan-out.job';
 import type { FanOutReport } from './tenant-job';
-import { VectorIndexUpkeep } from './vector-index-upkeep';
 
 /**
  * Background work inside the API process (docs/design.md §7, embedded mode: no `REDIS_URL`):
@@ -13,11 +12,10 @@ import { VectorIndexUpkeep } from './vector-index-upkeep';
  * intervals: the sleep cycle
  * (`SLEEP_CYCLE_INTERVAL_MS`), systems consolidation (`SYSTEMS_CONSOLIDATION_INTERVAL_MS`),
  * tiering (`TIERING_INTERVAL_MS`), forgetting (`FORGETTING_INTERVAL_MS`), the embedding backfill
- * (`EMBEDDINGS_BACKFILL_INTERVAL_MS`), the vector index upkeep
- * (`VECTOR_INDEX_UPKEEP_INTERVAL_MS`) and the webhook deliveries that are due
+ * (`EMBEDDINGS_BACKFILL_INTERVAL_MS`) and the webhook deliveries that are due
  * (`WEBHOOK_DISPATCH_INTERVAL_MS`: retries, and what a restart interrupted). Each run goes over every tenant, one tenant's failure does
  * not stop the others, and a run never overlaps the previous one of its kind. With `REDIS_URL`
- * set, the worker app runs the queues instead and this runs only the index upkeep. A job whose
+ * set, the worker app runs the queues instead and this runs nothing. A job whose
  * interval is longer than a minute runs first a minute after start, then every interval.
  */
 /** The longest wait for a job's first run after start (ms). */
@@ -30,7 +28,6 @@ export class InProcessScheduler implements OnApplicationBootstrap, OnApplication
 
   constructor(
     private readonly fanOut: FanOutJob,
-    private readonly vectorIndex: VectorIndexUpkeep,
     private readonly registry: SchedulerRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -44,7 +41,6 @@ export class InProcessScheduler implements OnApplicationBootstrap, OnApplication
       const webhooks = this.webhooks;
       if (webhooks) this.every('webhooks', this.config.WEBHOOK_DISPATCH_INTERVAL_MS, () => webhooks.runDue());
     }
-    this.every('vector-index', this.config.VECTOR_INDEX_UPKEEP_INTERVAL_MS, () => this.vectorIndex.runOnce());
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -9,5 +9,4 @@ export * from './embedding-backfill.job';
 export * from './job-registry';
 export * from './fan-out.job';
 export * from './in-process-scheduler';
-export * from './vector-index-upkeep';
 export * from './jobs.module';

@@ -9,7 +9,6 @@ import { JobRegistry } from './job-registry';
 import { SleepCycleJob } from './sleep-cycle.job';
 import { SystemsConsolidationJob } from './systems-consolidation.job';
 import { TieringJob } from './tiering.job';
-import { VectorIndexUpkeep } from './vector-index-upkeep';
 
 const providers = [
   SleepCycleJob,
@@ -22,12 +21,11 @@ const providers = [
   JobRegistry,
   FanOutJob,
   InProcessScheduler,
-  VectorIndexUpkeep,
 ];
 
 /**
  * The background jobs (docs/background-work.md): one per queue, the fan-out, the in-process
- * scheduler of embedded mode and the vector index upkeep. Needs ServicesModule.
+ * scheduler of embedded mode. Needs ServicesModule.
  */
 @Global()
 @Module({ providers, exports: providers })

@@ -1,4 +1,5 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { MemorySweepsRepository, TenantDb, compressContent, type TenantTx } from '@engram/db';
 import { gistOf } from '@engram/memory';
 import { QueueName } from '@engram/queues';
@@ -10,7 +11,8 @@ import { SWEEP_BATCH, untilShort, type JobReport, type TenantJob } from './tenan
  * memory's tier from its access frequency at `at`, then makes each memory's storage match its
  * tier: cold and archive compacted (the gist in the index, the full text brotli-compressed), hot
  * and warm expanded; archive out of the vector index, anything else back in it (re-embedded by
- * the backfill). Reports `{retiered, compacted, expanded, archived, unarchived}`.
+ * the backfill); and the memories of minds grown past `VECTOR_INDEX_MIN_MEMORIES` into the HNSW
+ * index (`vector_indexed`). Reports `{retiered, compacted, expanded, archived, unarchived, indexed}`.
  */
 @Injectable()
 export class TieringJob implements TenantJob {
@@ -20,6 +22,7 @@ export class TieringJob implements TenantJob {
     private readonly tenantDb: TenantDb,
     private readonly sweeps: MemorySweepsRepository,
     private readonly settings: LifecycleSettings,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     // The API process's (embedded mode): its waiting accesses go first. Absent in bare test builds.
     @Optional() private readonly accesses?: AccessRecorder,
   ) {}
@@ -35,7 +38,8 @@ export class TieringJob implements TenantJob {
     const expanded = await batch((tx) => this.expand(tx));
     const archived = await batch((tx) => this.sweeps.leaveVectorIndex(tx, at, SWEEP_BATCH));
     const unarchived = await batch((tx) => this.sweeps.rejoinVectorIndex(tx, at, SWEEP_BATCH));
-    return { retiered, compacted, expanded, archived, unarchived };
+    const indexed = await batch((tx) => this.sweeps.indexLargeMinds(tx, this.config.VECTOR_INDEX_MIN_MEMORIES, SWEEP_BATCH));
+    return { retiered, compacted, expanded, archived, unarchived, indexed };
   }
 
   /**

@@ -60,8 +60,7 @@ interface MindState {
  * Hybrid retrieval (docs/design.md §6): BM25 full text and nearest embeddings bring candidates,
  * their neighbours in time join them, and libs/memory `rankHybrid` fuses and weights them.
  * Vectors are scanned exactly in minds smaller than `retrieval.exact_scan_below` and through
- * ivfflat (with `retrieval.probes`, iterating into more lists until enough of the mind's rows
- * pass) above it. Every hit returned is an access unless the caller says otherwise. Runs inside
+ * HNSW (with `retrieval.ef_search`, iterating until enough of the mind's rows pass) above it. Every hit returned is an access unless the caller says otherwise. Runs inside
  * the caller's transaction.
  */
 @Injectable()
@@ -106,7 +105,7 @@ export class HybridSearch {
     const r = config.retrieval;
     const counted = options.statistics !== 'uncounted';
     const mind: MindState = counted ? await this.mindState(tx, mindId) : { size: 0 };
-    const scan: VectorScan = !query.vector || !counted || mind.size < r.exact_scan_below ? { exact: true } : { exact: false, probes: r.probes };
+    const scan: VectorScan = !query.vector || !counted || mind.size < r.exact_scan_below ? { exact: true } : { exact: false, efSearch: r.ef_search };
     const lexemes = await this.retrieval.startSearch(tx, query.mode === 'vector' ? null : query.q);
     const stats =
       query.mode === 'vector' || !counted ? (mind.text ?? uncountedStats(query.q, mind.size)) : await this.textStats(tx, mindId, lexemes, mind);

@@ -10,3 +10,4 @@ export * from './webhooks';
 export * from './services.module';
 export * from './access-recorder.service';
 export * from './accessed-row';
+export * from './vector-indexing';

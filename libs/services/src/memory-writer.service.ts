@@ -29,6 +29,7 @@ import {
 } from '@engram/memory';
 import { retentionStateOf } from './accessed-row';
 import { AppError } from './app-error';
+import { VectorIndexing } from './vector-indexing';
 import type { MemoryScope } from './memory-scope';
 import { changedFields, memoryEvent, memoryEventData, WebhookOutbox, type ConsolidationStage } from './webhooks/webhook-outbox';
 
@@ -93,6 +94,8 @@ export class MemoryWriter {
     // Always provided by ServicesModule, beside this writer; optional only for test fixtures that
     // build a bare writer to restore rows (which announces nothing).
     @Optional() private readonly outbox?: WebhookOutbox,
+    // Likewise: without it (bare fixtures) new memories wait for the tiering sweep to join the index.
+    @Optional() private readonly vectorIndexing?: VectorIndexing,
   ) {}
 
   /**
@@ -109,7 +112,8 @@ export class MemoryWriter {
     embedding?: Embedding,
     options: { consolidated?: ConsolidationStage } = {},
   ): Promise<MemoryRow | undefined> {
-    const inserted = await this.memories.insertIfAbsent(tx, insertable(newMemory({ ...input, id: input.id ?? newId() }, config), embedding, input.now));
+    const indexed = (await this.vectorIndexing?.indexes(tx, input.mindId)) ?? false;
+    const inserted = await this.memories.insertIfAbsent(tx, { ...insertable(newMemory({ ...input, id: input.id ?? newId() }, config), embedding, input.now), vector_indexed: indexed });
     if (inserted) {
       await this.versions.record(tx, inserted, 'create', actor);
       const data = memoryEventData(inserted);

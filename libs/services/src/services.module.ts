@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { AccessRecorder } from './access-recorder.service';
+import { VectorIndexing } from './vector-indexing';
 import { ConversationStream } from './conversation-stream.service';
 import { FactConsolidation } from './fact-consolidation.service';
 import { HybridSearch } from './hybrid-search.service';
@@ -9,7 +10,7 @@ import { MindAccess } from './mind-access';
 import { WebhookQueue } from '@engram/queues';
 import { WebhookDeliverer, WebhookDispatch, WebhookOutbox } from './webhooks';
 
-const services = [AccessRecorder, LifecycleSettings, MindAccess, WebhookQueue, WebhookDeliverer, WebhookDispatch, WebhookOutbox, MemoryWriter, HybridSearch, FactConsolidation, ConversationStream];
+const services = [AccessRecorder, VectorIndexing, LifecycleSettings, MindAccess, WebhookQueue, WebhookDeliverer, WebhookDispatch, WebhookOutbox, MemoryWriter, HybridSearch, FactConsolidation, ConversationStream];
 
 /**
  * The domain services both apps use (docs/design.md §1): tenant lifecycle settings, the one

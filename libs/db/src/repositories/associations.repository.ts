@@ -3,6 +3,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { GeneralisationLink, LifecycleConfig, LinkRelation, MemoryCategory, MemoryType } from '@engram/memory';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import { setLocal, type TenantTx } from '../tenant-db';
+import { nearestSql } from './retrieval-sql';
+import type { VectorScan } from './retrieval.repository';
 
 /** A memory whose links are to be built (what the rules need of it). */
 export interface UnlinkedMemory {
@@ -109,7 +111,7 @@ export class AssociationsRepository {
    *
    * - `similar_to`: the `per_relation` nearest memories of the mind by cosine similarity of their
    *   vectors, at least `similar_min` (exactly in small minds, one pass over the mind's vectors for
-   *   the whole batch; through ivfflat per source in large ones);
+   *   the whole batch; through the HNSW index per source in large ones, `vector_indexed`);
    * - `precedes` / `follows`: the nearest memory before and after in the same temporal context,
    *   weight 1 / gap in positions;
    * - `shares_entity`: up to `per_relation` memories that name one of the source's named things,
@@ -120,7 +122,7 @@ export class AssociationsRepository {
    * @returns links written
    */
   @GenerateSql({ params: [M, [{ id: SAMPLE.uuid2, names: ['dgia', 'budget'] }], SAMPLE.config, LINK] })
-  async link(tx: TenantTx, mindId: string, sources: readonly LinkSource[], config: LifecycleConfig, options: { scan: { exact: true } | { exact: false; probes: number }; mindSize: number }): Promise<number> {
+  async link(tx: TenantTx, mindId: string, sources: readonly LinkSource[], config: LifecycleConfig, options: { scan: VectorScan; mindSize: number }): Promise<number> {
     if (sources.length === 0) return 0;
     const t = tx.tenantId;
     const a = config.associations;
@@ -129,13 +131,12 @@ export class AssociationsRepository {
     const n = Math.max(2, options.mindSize);
     const cap = Math.max(2, Math.floor(a.entity_max_share * n));
     await sql`delete from memory_associations where tenant_id = ${t} and memory_id = any(${ids}::uuid[])`.execute(tx.trx);
-    if (!options.scan.exact) {
-      await setLocal(tx, { 'ivfflat.probes': options.scan.probes, 'ivfflat.iterative_scan': 'relaxed_order' });
-    }
+    if (!options.scan.exact) await setLocal(tx, { 'hnsw.ef_search': options.scan.efSearch, 'hnsw.iterative_scan': 'relaxed_order' });
     const similar = options.scan.exact
       ? // Each vector read once (the CTEs below): a stored vector is TOAST (3 KB), and a join of
         // the stored vectors detoasted the mind's again for every source (92,000 buffer reads for
-        // 152 × 152 pairs, 73 ms; normalised copies, materialised: 783 and 13 ms). l2_normalize
+        // 152 × 152 pairs, 73 ms; normalised copies, materialised: 783 and 13 ms; measured before
+        // vectors were kept in the row as halfvec, and kept: each is still read once). l2_normalize
         // leaves the cosine distance as it is.
         sql`
         select source, target, 'similar_to'::text as relation, 1 - d as weight, null::text as via from (
@@ -144,12 +145,9 @@ export class AssociationsRepository {
             from src_vectors s join mind_vectors m on m.id <> s.id) pairs) p
         where rn <= ${a.per_relation} and 1 - d >= ${a.similar_min}::float8`
       : sql`
-        select s.id as source, n.id as target, 'similar_to'::text as relation, 1 - n.d as weight, null::text as via
-        from src s cross join lateral (
-          select m.id, (m.embedding <=> s.embedding)::float8 as d from memories m
-          where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.embedding is not null and m.id <> s.id
-          order by m.embedding <=> s.embedding limit ${a.per_relation}) n
-        where s.embedding is not null and 1 - n.d >= ${a.similar_min}::float8`;
+        select s.id as source, n.id as target, 'similar_to'::text as relation, 1 - n.score as weight, null::text as via
+        from src s cross join lateral (${nearestSql(t, mindId, sql`s.embedding`, sql`id <> s.id`, a.per_relation, false)}) n
+        where s.embedding is not null and 1 - n.score >= ${a.similar_min}::float8`;
     // On Citus this is one router query on the tenant's shards only in this shape: tenant_id
     // taken from a co-located table's distribution column (the tenant's row, a primary-key
     // look-up; with the parameter the rows were gathered on the coordinator and sent to every

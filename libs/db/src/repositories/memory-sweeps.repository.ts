@@ -128,6 +128,23 @@ export class MemorySweepsRepository {
         limit ${limit} for update skip locked)`);
   }
 
+  /**
+   * Puts into the HNSW index (`vector_indexed`) the memories of the tenant's minds that hold at
+   * least `min` memories and were written before their mind was known to be that large (the
+   * writer indexes a large mind's new memories itself: libs/services VectorIndexing); search scans
+   * them exactly until then (docs/design.md §6.1). The minds' sizes are counted through
+   * `memories_mind_id_idx`, the memories to index found through `memories_unindexed_idx`.
+   */
+  @GenerateSql({ params: [10_000, B] })
+  indexLargeMinds(tx: TenantTx, min: number, limit: number): Promise<number> {
+    return changed(tx, sql`
+      update memories set vector_indexed = true
+      where tenant_id = ${tx.tenantId} and id in (
+        select m.id from (select mind_id from memories where tenant_id = ${tx.tenantId} group by mind_id having count(*) >= ${min}::int) large
+        join memories m on m.tenant_id = ${tx.tenantId} and m.mind_id = large.mind_id and not m.vector_indexed
+        limit ${limit} for update of m skip locked)`);
+  }
+
   /** Cold and archived memories not compacted yet, locked: their content is the full text. */
   @GenerateSql({ params: [B] })
   async toCompact(tx: TenantTx, limit: number): Promise<{ id: string; content: string }[]> {

@@ -44,21 +44,36 @@ export function textSql(tx: TenantTx, mindId: string, match: { sql: RawBuilder<u
     limit ${limit}`;
 }
 
-export function vectorSql(tx: TenantTx, mindId: string, query: readonly number[], filter: MemoryFilter, limit: number, exact: boolean) {
-  const v = vectorLiteral(query);
-  const where = sql`tenant_id = ${tx.tenantId} and mind_id = ${mindId} and embedding is not null and ${memoryFilterSql(filter)}`;
+/**
+ * The `limit` memories of the mind nearest `query` (an SQL halfvec expression: the query's vector,
+ * or a column of a lateral join) by cosine distance, `(id, temporal_context, temporal_position,
+ * score)` with score the distance, best first, among those passing `where` (SQL over the
+ * memories' columns). `exact`: every memory of the mind compared, through its b-tree (small
+ * minds). Otherwise the HNSW index, which holds the memories of large minds (`vector_indexed`;
+ * iterating past `hnsw.ef_search` while the mind's filter removes rows: RetrievalRepository
+ * `configureScan`), beside an exact scan of the mind's memories not in it yet
+ * (`memories_unindexed_idx`: written before the mind grew large, until the tiering sweep puts
+ * them in). docs/design.md §6.1.
+ */
+export function nearestSql(tenantId: string, mindId: string, query: RawBuilder<unknown>, where: RawBuilder<unknown>, limit: number, exact: boolean) {
+  const mind = sql`tenant_id = ${tenantId} and mind_id = ${mindId} and embedding is not null and ${where}`;
+  const columns = sql`id, temporal_context, temporal_position, (embedding <=> ${query})::float8 as score`;
   if (exact) {
     // OFFSET 0 keeps the ordering out of the subquery, so the planner cannot answer it with the
-    // ivfflat index (an ORDER BY the distance alone can be, cast or not): every memory of the
-    // mind is compared.
+    // index (an ORDER BY the distance alone can be, cast or not): every memory of the mind is compared.
     return sql`
-      select * from (
-        select id, temporal_context, temporal_position, (embedding <=> ${v}::halfvec)::float8 as score from memories
-        where ${where} offset 0) exact
+      select * from (select ${columns} from memories where ${mind} offset 0) exact
       order by score, id desc limit ${limit}`;
   }
   return sql`
-    select id, temporal_context, temporal_position, (embedding <=> ${v}::halfvec)::float8 as score from memories
-    where ${where}
-    order by embedding <=> ${v}::halfvec limit ${limit}`;
+    select * from (
+      (select ${columns} from memories where ${mind} and vector_indexed order by embedding <=> ${query} limit ${limit})
+      union all
+      (select * from (select ${columns} from memories where ${mind} and not vector_indexed offset 0) unindexed order by score, id desc limit ${limit})) nearest
+    order by score, id desc limit ${limit}`;
+}
+
+/** {@link nearestSql} for the query's vector and a search's filter. */
+export function vectorSql(tx: TenantTx, mindId: string, query: readonly number[], filter: MemoryFilter, limit: number, exact: boolean) {
+  return nearestSql(tx.tenantId, mindId, sql`${vectorLiteral(query)}::halfvec`, memoryFilterSql(filter), limit, exact);
 }

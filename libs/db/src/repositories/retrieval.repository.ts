@@ -51,8 +51,8 @@ export interface CandidateRow {
   retention: number | null;
 }
 
-/** How vectors are searched: exactly (small minds), or through ivfflat with this many probes. */
-export type VectorScan = { exact: true } | { exact: false; probes: number };
+/** How vectors are searched: exactly (small minds), or through HNSW with this `hnsw.ef_search`. */
+export type VectorScan = { exact: true } | { exact: false; efSearch: number };
 
 /** A search as the repository runs it: the query's text, how it matches, and its vector if any. */
 export interface RetrievalQuery {
@@ -106,6 +106,17 @@ export class RetrievalRepository {
   async mindSize(tx: TenantTx, mindId: string): Promise<number> {
     const row = await sql<{ n: number }>`select count(*)::int as n from memories where tenant_id = ${tx.tenantId} and mind_id = ${mindId}`.execute(tx.trx);
     return row.rows[0]?.n ?? 0;
+  }
+
+  /**
+   * Whether the mind holds at least `n` memories, counting no further than `n` (a large mind's
+   * memories go into the HNSW index: libs/services VectorIndexing).
+   */
+  @GenerateSql({ params: [M, 10_000] })
+  async mindHasAtLeast(tx: TenantTx, mindId: string, n: number): Promise<boolean> {
+    const { rows } = await sql<{ yes: boolean }>`
+      select count(*) >= ${n}::int as yes from (select 1 from memories where tenant_id = ${tx.tenantId} and mind_id = ${mindId} limit ${n}) m`.execute(tx.trx);
+    return rows[0]?.yes ?? false;
   }
 
   /**
@@ -179,9 +190,10 @@ export class RetrievalRepository {
    *   `websearch_to_tsquery` (every word, "phrases", -exclusions, or);
    * - vectors: the memories nearest the query vector by cosine distance (pgvector `<=>`), kept
    *   when their similarity 1 − distance is at least `minVectorSimilarity`. Exact: every memory
-   *   of the mind compared (best for small minds). Indexed: ivfflat with `probes` lists,
-   *   iterating (`ivfflat.iterative_scan`) into further lists until `limit` rows of the mind pass
-   *   the filter: the index holds every tenant's vectors, so the mind itself narrows it;
+   *   of the mind compared (best for small minds). Indexed: HNSW with `efSearch`, iterating
+   *   (`hnsw.iterative_scan`) until `limit` rows of the mind pass the filter (the index holds
+   *   every large mind's vectors, so the mind itself narrows it), beside an exact scan of the
+   *   mind's memories not in the index yet (retrieval-sql `nearestSql`);
    * - what ranking needs of those hits and of their neighbours up to `reach` positions away in
    *   the same temporal context (seed 000 temporal_context / temporal_position) that pass the
    *   filter, fetched by key (hits by primary key, neighbours by exact (context, position)), so
@@ -196,8 +208,8 @@ export class RetrievalRepository {
    */
   @GenerateSql(
     { name: 'any with a vector, exact', params: [M, { q: 'budget', mode: 'any', vector: V, lexemes: ['budget'], stats: STATS }, F, SAMPLE.limit, { bm25: BM25, scan: { exact: true }, ...AROUND }] },
-    { name: 'all, indexed vectors', params: [M, { q: 'budget -draft', mode: 'all', vector: V, lexemes: ['budget', 'draft'], stats: STATS }, { ...F, mustMatch: 'budget -draft' }, SAMPLE.limit, { bm25: BM25, scan: { exact: false, probes: 20 }, ...AROUND }] },
-    { name: 'vector only', params: [M, { q: 'budget', mode: 'vector', vector: V, lexemes: [], stats: STATS }, F, SAMPLE.limit, { bm25: BM25, scan: { exact: false, probes: 20 }, ...AROUND }] },
+    { name: 'all, indexed vectors', params: [M, { q: 'budget -draft', mode: 'all', vector: V, lexemes: ['budget', 'draft'], stats: STATS }, { ...F, mustMatch: 'budget -draft' }, SAMPLE.limit, { bm25: BM25, scan: { exact: false, efSearch: 100 }, ...AROUND }] },
+    { name: 'vector only', params: [M, { q: 'budget', mode: 'vector', vector: V, lexemes: [], stats: STATS }, F, SAMPLE.limit, { bm25: BM25, scan: { exact: false, efSearch: 100 }, ...AROUND }] },
   )
   async search(
     tx: TenantTx,
@@ -292,13 +304,15 @@ export class RetrievalRepository {
     return { text, vector, candidates, links };
   }
 
-  @GenerateSql({ name: 'exact', params: [{ exact: true }] }, { name: 'ivfflat', params: [{ exact: false, probes: 20 }] })
+  @GenerateSql({ name: 'exact', params: [{ exact: true }] }, { name: 'hnsw', params: [{ exact: false, efSearch: 100 }] })
   async configureScan(tx: TenantTx, scan: VectorScan): Promise<void> {
     if (scan.exact) return;
-    // Without enable_sort off the planner prefers reading the mind by its b-tree and sorting
-    // every distance (an exact scan) whenever probes are many: measured in bench/ann.ts.
-    // Every other part of the statement sorts whatever the plan, so the penalty moves only this one.
-    await setLocal(tx, { 'ivfflat.probes': scan.probes, 'ivfflat.iterative_scan': 'relaxed_order', enable_sort: 'off' });
+    // relaxed_order: HNSW goes on past ef_search until enough rows pass the mind's filter (pgvector
+    // 0.8 iterative scans); the statement sorts what it gets. Without enable_sort off the planner
+    // may prefer reading the mind by its b-tree and sorting every distance (an exact scan):
+    // measured in bench/ann.ts. Every other part of the statement sorts whatever the plan, so the
+    // penalty moves only this one.
+    await setLocal(tx, { 'hnsw.ef_search': scan.efSearch, 'hnsw.iterative_scan': 'relaxed_order', enable_sort: 'off' });
   }
 }
 

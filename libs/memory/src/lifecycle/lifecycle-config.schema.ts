@@ -232,10 +232,10 @@ export const lifecycleConfigSchema = z
         priority_weights: z.object({ low: positive, normal: positive, high: positive, critical: positive }).strict(),
         /** The share of a mind (0..1] a query may match in `any` mode (libs/memory matchBudget). */
         match_share: z.number().gt(0).max(1),
-        /** Minds with fewer memories than this scan vectors exactly; larger ones use the ivfflat index. */
+        /** Minds with fewer memories than this scan vectors exactly; larger ones use the HNSW index. */
         exact_scan_below: z.number().int().min(0).max(100_000_000),
-        /** ivfflat lists probed per query. */
-        probes: z.number().int().min(1).max(10_000),
+        /** HNSW's candidate list per query (pgvector `hnsw.ef_search`): larger finds the true nearest more often, slower. */
+        ef_search: z.number().int().min(10).max(1000),
       })
       .strict(),
   })

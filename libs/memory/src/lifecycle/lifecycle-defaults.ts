@@ -99,10 +99,11 @@ export const DEFAULT_LIFECYCLE: LifecycleConfig = {
     importance_weight: 0.2,
     priority_weights: { low: 0.9, normal: 1, high: 1.1, critical: 1.2 },
     // Measured with bench/ann.ts (bench/RESULTS.md): an exact scan costs ~5 µs a memory (2 ms at
-    // 700, 23 ms at 5000, 110 ms at 20 000); ivfflat over the local embedder's vectors needs 20
-    // probes of 100 lists for recall@10 ≈ 0.8 at ~20-25 ms. Below 10 000, exactness is affordable.
+    // 700, 23 ms at 5000, 110 ms at 20 000). Below 10 000, exactness is affordable; above, HNSW
+    // found the exact top 10 at 0.96-0.98 on 100 000 distinct memories with ef_search 40-200
+    // (search asks for `candidates`, 100, and iterates past ef_search when the mind filters rows out).
     exact_scan_below: 10_000,
-    probes: 20,
+    ef_search: 100,
     // Chosen by leave-one-conversation-out cross-validation on the LoCoMo dev file
     // (bench/cross-validate.ts; bench/RESULTS.md, "The text branch's share"): held-out R@10
     // 0.733 against 0.726 at 1, and the text branch scores a tenth of a small mind at most.

@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { MEMORY_PRIORITIES } from '../memory.constants';
 import { DEFAULT_LIFECYCLE, type LifecycleConfig } from '../lifecycle/lifecycle-config';
 import { rankHybrid, type Candidate } from './hybrid-rank';
-import { ivfflatLists, ivfflatRebuildDue } from './ivfflat';
 
 const base: Omit<Candidate, 'id'> = {
   temporal_context: null,
@@ -107,26 +106,5 @@ describe('rankHybrid (docs/design.md §6)', () => {
         expect(after.find((h) => h.id === target.id)!.score).toBeGreaterThanOrEqual(target.score);
       }),
     );
-  });
-});
-
-describe('ivfflat sizing (pgvector: rows/1000 up to 1M rows, sqrt(rows) beyond)', () => {
-  it('gives the documented list counts', () => {
-    expect([0, 400, 1_000, 20_000, 700_000, 1_000_000, 4_000_000, 100_000_000].map(ivfflatLists)).toEqual([1, 1, 1, 20, 700, 1000, 2000, 10000]);
-  });
-
-  it('never shrinks as rows grow', () => {
-    fc.assert(fc.property(fc.nat(1e9), fc.nat(1e9), (a, b) => expect(ivfflatLists(Math.max(a, b))).toBeGreaterThanOrEqual(ivfflatLists(Math.min(a, b)))));
-  });
-
-  it('rebuilds once the table has doubled or halved since the build, not before', () => {
-    expect(ivfflatRebuildDue({ rows: 39_000, lists: 20, builtForRows: 20_000 })).toBe(false);
-    expect(ivfflatRebuildDue({ rows: 40_000, lists: 20, builtForRows: 20_000 })).toBe(true);
-    expect(ivfflatRebuildDue({ rows: 9_000, lists: 20, builtForRows: 20_000 })).toBe(true);
-    // The migration's empty index (lists = 1) is rebuilt once there are 2000 rows.
-    expect(ivfflatRebuildDue({ rows: 1_999, lists: 1, builtForRows: null })).toBe(false);
-    expect(ivfflatRebuildDue({ rows: 2_000, lists: 1, builtForRows: null })).toBe(true);
-    // Nothing to gain when the lists are already right.
-    expect(ivfflatRebuildDue({ rows: 5_000_000, lists: ivfflatLists(5_000_000), builtForRows: 1 })).toBe(false);
   });
 });
