@@ -134,7 +134,7 @@ export async function seedMemories(
     where x.indrelid = 'memories'::regclass and not x.indisunique`);
   for (const i of indexes) await db.query(`drop index ${i.name}`);
   seconds.load_seconds = await load(o.ownerUrl, o.tenants, o.perTenant, o.nextText, o.random);
-  // The minds of at least VECTOR_INDEX_MIN_MEMORIES (10 000) memories go into the HNSW index, as
+  // The minds of at least LARGE_MIND_MEMORIES (10 000) memories go into the HNSW index, as
   // the migration and the writer leave them.
   let t0 = Date.now();
   await db.query(`update memories set vector_indexed = true where (tenant_id, mind_id) in (select tenant_id, mind_id from memories group by 1, 2 having count(*) >= 10000)`);

@@ -237,7 +237,7 @@ describe('plans of the sweeps', () => {
   it('forgetting and tiering find their rows by index, with sequential scans priced out as on a large table', async () => {
     const tenantDb = new TenantDb(kysely);
     const settings = new LifecycleSettings(new TenantsRepository(), new MemoriesRepository(), tenantDb);
-    const [forgetting, tiering] = [new ForgettingJob(tenantDb, new MemorySweepsRepository(), settings), new TieringJob(tenantDb, new MemorySweepsRepository(), settings, { VECTOR_INDEX_MIN_MEMORIES: 10_000 } as AppConfig)];
+    const [forgetting, tiering] = [new ForgettingJob(tenantDb, new MemorySweepsRepository(), settings), new TieringJob(tenantDb, new MemorySweepsRepository(), settings, { LARGE_MIND_MEMORIES: 10_000 } as AppConfig)];
     // At 4000 rows a sequential scan is cheapest; priced out, the planner shows whether an
     // index path exists (a plan that still scans the table has none).
     await kysely.executeQuery(CompiledQuery.raw(`select set_config('enable_seqscan', 'off', false)`));

@@ -211,7 +211,7 @@ describe('retrieval', () => {
   });
 
   describe('a large mind: the HNSW index', () => {
-    // A mind of VECTOR_INDEX_MIN_MEMORIES or more is searched through the HNSW index, its memories
+    // A mind of LARGE_MIND_MEMORIES or more is searched through the HNSW index, its memories
     // kept in it (vector_indexed; docs/design.md §6.1). Smaller here than the default 10 000.
     const MIN = 300;
     let big: TestApp;
@@ -219,11 +219,15 @@ describe('retrieval', () => {
     const indexed = async (db: TestApp['db'], mindId: string) =>
       (await ownerQuery(db)<{ n: number }>('select count(*)::int as n from memories where mind_id = $1 and vector_indexed', [mindId]))[0]?.n;
     beforeAll(async () => {
-      big = await startTestApp({ VECTOR_INDEX_MIN_MEMORIES: String(MIN) });
+      big = await startTestApp({ LARGE_MIND_MEMORIES: String(MIN) });
       g = await createTenant(big, 'large');
       await big.http().put('/v1/tenant/settings/lifecycle').set({ Authorization: `Bearer ${g.token}` }).send({ retrieval: { exact_scan_below: MIN } }).expect(200);
     });
-    afterAll(() => big?.close());
+    let other: Awaited<ReturnType<typeof createApp>> | undefined;
+    afterAll(async () => {
+      await other?.close();
+      await big?.close();
+    });
 
     it('finds the memories written before it grew large (an exact scan beside the index) until the tiering sweep puts them in; new ones go in as they are written', async () => {
       const items = (b: number) => Array.from({ length: 50 }, (_, i) => ({ category: 'note', key: `n_${b}_${i}`, content: `Note ${b}-${i} about the harbour, topic ${(i * 7919) % 101}` }));
@@ -238,16 +242,28 @@ describe('retrieval', () => {
       expect(await indexed(big.db, g.mindId)).toBe(351);
       expect((await keeper(big))[0]).toBe('keeper');
 
-      // Another process (its own view of the mind's size) writes into the index at once.
-      const other = await createApp(loadConfig({ NODE_ENV: 'test', DATABASE_URL: big.db.appUrl, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'silent', VECTOR_INDEX_MIN_MEMORIES: String(MIN), ...NO_SCHEDULES, ...NO_RATE_LIMITS }));
+      // Another process (its own view of the mind's size) writes into the index at once. It stays
+      // open until the end: passport keeps one strategy per name for the whole Node process, the
+      // latest app's, so closing it would leave `big` checking tokens against a closed database.
+      other = await createApp(loadConfig({ NODE_ENV: 'test', DATABASE_URL: big.db.appUrl, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'silent', LARGE_MIND_MEMORIES: String(MIN), ...NO_SCHEDULES, ...NO_RATE_LIMITS }));
       await other.init();
-      try {
-        await request(other.getHttpServer()).post('/v1/memory').set(asAgent(g)).send({ category: 'fact', key: 'boat', content: 'The supply boat comes to the lighthouse on Thursdays' }).expect(201);
-      } finally {
-        await other.close();
-      }
+      await request(other.getHttpServer()).post('/v1/memory').set(asAgent(g)).send({ category: 'fact', key: 'boat', content: 'The supply boat comes to the lighthouse on Thursdays' }).expect(201);
       expect(await indexed(big.db, g.mindId)).toBe(352);
       expect(await keeper(big)).toEqual(expect.arrayContaining(['keeper', 'boat']));
+    });
+
+    it("reuses the recall header's counts of a large mind for a minute, and counts a small one on every recall", async () => {
+      const total = async (app: TestApp, fixture: TenantFixture) =>
+        Number(/^Memories: (\d+) total/m.exec((await app.http().get('/v1/memory/recall').query({ limit: 5 }).set(asAgent(fixture)).expect(200)).text)?.[1]);
+      const before = await total(big, g);
+      expect(before).toBeGreaterThanOrEqual(MIN);
+      await big.http().post('/v1/memory').set(asAgent(g)).send({ category: 'fact', key: 'fog', content: 'Fog closes the harbour most mornings in March' }).expect(201);
+      expect(await total(big, g)).toBe(before);
+      const small = await createTenant(big, 'small');
+      await big.http().post('/v1/memory').set(asAgent(small)).send({ category: 'fact', key: 'a', content: 'The first note' }).expect(201);
+      expect(await total(big, small)).toBe(1);
+      await big.http().post('/v1/memory').set(asAgent(small)).send({ category: 'fact', key: 'b', content: 'The second note' }).expect(201);
+      expect(await total(big, small)).toBe(2);
     });
   });
 });

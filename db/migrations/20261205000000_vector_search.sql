@@ -8,7 +8,7 @@
 --    page; longer content is still compressed or moved out first. Half precision (11 significant
 --    bits) moves cosine distances by about 1e-3: LoCoMo dev recall@10 was 0.738 before and after.
 -- 2. HNSW, not ivfflat, and only over `vector_indexed` memories: those of minds of at least
---    VECTOR_INDEX_MIN_MEMORIES (10 000), which search reaches through the index; a smaller mind is
+--    LARGE_MIND_MEMORIES (10 000), which search reaches through the index; a smaller mind is
 --    scanned exactly (`retrieval.exact_scan_below`) and its writes pay for no graph. On 100 000
 --    distinct memories in one mind (bench:ann), HNSW (m 16, ef_construction 64) found the exact
 --    top 10 at 0.96-0.98 for ef_search 40-200, ivfflat 0.88-0.94 for 10-40 probes of 100 lists;

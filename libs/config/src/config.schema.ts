@@ -115,12 +115,12 @@ export const configSchema = z
     /** How often pending embeddings are retried in the background (ms); 0 turns it off. */
     EMBEDDINGS_BACKFILL_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(5000),
     /**
-     * Minds of at least this many memories are searched through the HNSW index and their memories
-     * kept in it (`vector_indexed`); smaller ones are scanned exactly and pay for no index on
-     * write (docs/design.md §6.1). Their memories join the index as they are written, and those
-     * written before their mind grew this large at the next tiering sweep.
+     * A mind of at least this many memories is large (docs/design.md §6.1): its memories are kept in
+     * the HNSW index and search reaches them through it (smaller ones are scanned exactly and pay
+     * for no index on write; those written before their mind grew this large join at the next
+     * tiering sweep), and its recall header counts are reused for a minute.
      */
-    VECTOR_INDEX_MIN_MEMORIES: z.coerce.number().int().min(1).max(100_000_000).default(10_000),
+    LARGE_MIND_MEMORIES: z.coerce.number().int().min(1).max(100_000_000).default(10_000),
     /** How often the forgetting sweep runs (ms); 0 turns it off. */
     FORGETTING_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(900_000),
     /** How often the STM sleep cycle consolidates waiting entries (ms); 0 turns it off. */

@@ -130,7 +130,7 @@ export interface MemoriesTable {
   embedding_status: Generated<EmbeddingStatus>;
   embedded_at: Timestamp | null;
   embedding_attempts: Generated<number>;
-  /** In the HNSW index: the memory's mind has at least VECTOR_INDEX_MIN_MEMORIES (docs/design.md §6.1). */
+  /** In the HNSW index: the memory's mind has at least LARGE_MIND_MEMORIES (docs/design.md §6.1). */
   vector_indexed: Generated<boolean>;
   /** Cold and archived memories are compacted: `content` is the gist, `content_z` the full text. */
   compacted: Generated<boolean>;

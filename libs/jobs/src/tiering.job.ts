@@ -11,7 +11,7 @@ import { SWEEP_BATCH, untilShort, type JobReport, type TenantJob } from './tenan
  * memory's tier from its access frequency at `at`, then makes each memory's storage match its
  * tier: cold and archive compacted (the gist in the index, the full text brotli-compressed), hot
  * and warm expanded; archive out of the vector index, anything else back in it (re-embedded by
- * the backfill); and the memories of minds grown past `VECTOR_INDEX_MIN_MEMORIES` into the HNSW
+ * the backfill); and the memories of minds grown past `LARGE_MIND_MEMORIES` into the HNSW
  * index (`vector_indexed`). Reports `{retiered, compacted, expanded, archived, unarchived, indexed}`.
  */
 @Injectable()
@@ -38,7 +38,7 @@ export class TieringJob implements TenantJob {
     const expanded = await batch((tx) => this.expand(tx));
     const archived = await batch((tx) => this.sweeps.leaveVectorIndex(tx, at, SWEEP_BATCH));
     const unarchived = await batch((tx) => this.sweeps.rejoinVectorIndex(tx, at, SWEEP_BATCH));
-    const indexed = await batch((tx) => this.sweeps.indexLargeMinds(tx, this.config.VECTOR_INDEX_MIN_MEMORIES, SWEEP_BATCH));
+    const indexed = await batch((tx) => this.sweeps.indexLargeMinds(tx, this.config.LARGE_MIND_MEMORIES, SWEEP_BATCH));
     return { retiered, compacted, expanded, archived, unarchived, indexed };
   }
 

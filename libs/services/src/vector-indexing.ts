@@ -10,7 +10,7 @@ const CACHE_MINDS = 10_000;
 
 /**
  * Which new memories go into the HNSW index (`vector_indexed`; docs/design.md §6.1): those of minds
- * with at least `VECTOR_INDEX_MIN_MEMORIES` memories, which search reaches through the index. A
+ * with at least `LARGE_MIND_MEMORIES` memories, which search reaches through the index. A
  * smaller mind's writes pay for no graph: it is scanned exactly. Counted at most once a minute per
  * mind and process, and no further than the threshold.
  */
@@ -28,7 +28,7 @@ export class VectorIndexing {
     const key = `${tx.tenantId}:${mindId}`;
     const known = this.large.get(key);
     if (known !== undefined) return known;
-    const large = await this.retrieval.mindHasAtLeast(tx, mindId, this.config.VECTOR_INDEX_MIN_MEMORIES);
+    const large = await this.retrieval.mindHasAtLeast(tx, mindId, this.config.LARGE_MIND_MEMORIES);
     this.large.set(key, large);
     return large;
   }

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, type Clock } from '@engram/config';
-import { AssociationsRepository, MemoriesRepository, MemoryVersionsRepository, TenantDb, type AssociationCursor, type MemoryFilter, type MemoryRow } from '@engram/db';
+import { APP_CONFIG, CLOCK, type AppConfig, type Clock } from '@engram/config';
+import { AssociationsRepository, MemoriesRepository, MemoryVersionsRepository, TenantDb, type AssociationCursor, type MemoryFilter, type MemoryRow, type TenantTx } from '@engram/db';
 import { formatRecall, generalisationLinks, LINK_RELATIONS, normalizeTags, packRecall, parseDuration, type MemoryCategory, type MemoryLayer, type MemoryPriority, type MemoryTier } from '@engram/memory';
 import { countTokens } from 'gpt-tokenizer';
+import { LRUCache } from 'lru-cache';
 import { AccessRecorder, AppError, HybridSearch, LifecycleSettings, MindAccess } from '@engram/services';
 import { z } from 'zod';
 import { decodeCursor, decodeKeyCursor, encodeCursor, encodeKeyCursor, isUuid } from '../common/ids';
@@ -16,6 +17,14 @@ const LINK_CURSOR = z.tuple([z.number().min(0).max(1), z.enum(LINK_RELATIONS), z
 
 /** Memories a budgeted or question recall chooses from. */
 const RECALL_CANDIDATES = 200;
+
+/**
+ * How long a large mind's (LARGE_MIND_MEMORIES) recall header counts are reused (ms): they count
+ * every memory of the mind (seed 002's "N total (x verified, y unverified)"), 89 ms at 300 000
+ * (bench/RESULTS.md, "Recall's order through an index"), while the rest of a recall reads only
+ * what it shows. Smaller minds are counted on every recall, exactly.
+ */
+export const RECALL_COUNTS_TTL_MS = 60_000;
 
 export interface ListQuery {
   category?: MemoryCategory;
@@ -39,6 +48,9 @@ export interface ListQuery {
  */
 @Injectable()
 export class MemoryReadService {
+  /** Large minds' recall header counts, by `tenant:mind` (RECALL_COUNTS_TTL_MS). */
+  private readonly largeMindCounts = new LRUCache<string, { total: number; verified: number }>({ max: 10_000, ttl: RECALL_COUNTS_TTL_MS });
+
   constructor(
     private readonly tenantDb: TenantDb,
     private readonly minds: MindAccess,
@@ -49,6 +61,7 @@ export class MemoryReadService {
     private readonly hybrid: HybridSearch,
     private readonly accesses: AccessRecorder,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** One memory, after recording this read as an access. @throws AppError 404 */
@@ -193,7 +206,9 @@ export class MemoryReadService {
    * then newest. With `q`: the critical memories first, then the memories most relevant to the
    * question (hybrid search), expired and forgotten ones left out. With `max_tokens`: as many
    * entries as fit in that many tokens (o200k_base), the header included; else `limit` entries.
-   * Every entry shown is an access.
+   * Every entry shown is an access. In a large mind (`LARGE_MIND_MEMORIES`, 10 000 memories or
+   * more) the header's counts may be up to `RECALL_COUNTS_TTL_MS` (a minute) old (ours: counting a
+   * large mind is the one part of a recall that grows with it).
    */
   async recall(scope: MemoryScope, query: RecallQuery): Promise<{ text: string; tokens: number; entries: number }> {
     const now = this.clock.now();
@@ -204,7 +219,7 @@ export class MemoryReadService {
       scope.tenantId,
       async (tx) => {
         const mind = await this.minds.require(tx, scope);
-        const counts = await this.memories.recallCounts(tx, scope.mindId, now);
+        const counts = await this.recallCounts(tx, scope.mindId, now);
         const summary = { mindName: mind.name, total: counts.total, verified: counts.verified, unverified: counts.total - counts.verified };
         const wanted = budget ? RECALL_CANDIDATES : query.limit;
         let ordered: MemoryRow[];
@@ -226,5 +241,14 @@ export class MemoryReadService {
       },
       { durable: false },
     );
+  }
+
+  private async recallCounts(tx: TenantTx, mindId: string, at: Date): Promise<{ total: number; verified: number }> {
+    const key = `${tx.tenantId}:${mindId}`;
+    const cached = this.largeMindCounts.get(key);
+    if (cached) return cached;
+    const counts = await this.memories.recallCounts(tx, mindId, at);
+    if (counts.total >= this.config.LARGE_MIND_MEMORIES) this.largeMindCounts.set(key, counts);
+    return counts;
   }
 }
