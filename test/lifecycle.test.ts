@@ -24,7 +24,18 @@ describe('memory lifecycle through the API (seed 001)', () => {
     expect(initial.body.effective.review.base_intervals_hours).toEqual([1, 6, 24, 72, 168]);
 
     const bad = await t.http().put('/v1/tenant/settings/lifecycle').set(owner()).send({ retention: { access_cap: 0 }, layers: { short_term_threshold: 0.9 }, colour: 'red' }).expect(400);
-    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['(root)', 'layers.short_term_threshold', 'retention.access_cap']);
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['colour', 'layers.short_term_threshold', 'retention.access_cap']);
+    // A setting of an earlier version is named, with what replaced it.
+    const probes = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { probes: 10 } }).expect(400);
+    expect(probes.body.errors).toEqual([{ field: 'retrieval.probes', message: expect.stringContaining('retrieval.ef_search') }]);
+    // An object is not a number: refused, not taken as "remove the override" (only null removes one).
+    await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { ef_search: 200 } }).expect(200);
+    const object = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { ef_search: {} } }).expect(400);
+    expect(object.body.errors[0].field).toBe('retrieval.ef_search');
+    const kept = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: {} }).expect(200);
+    expect(kept.body.overrides).toEqual({ retrieval: { ef_search: 200 } });
+    const removed = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { ef_search: null } }).expect(200);
+    expect(removed.body.overrides).toEqual({});
     const order = await t.http().put('/v1/tenant/settings/lifecycle').set(owner()).send({ layers: { short_term_threshold: 0.9 } }).expect(400);
     expect(order.body.errors[0].field).toBe('layers.short_term_threshold');
     await t.http().get('/v1/tenant/settings/lifecycle').set(asAgent(f)).expect(403);

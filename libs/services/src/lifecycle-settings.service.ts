@@ -17,6 +17,11 @@ export class LifecycleSettingsError extends Error {
   }
 }
 
+/** Settings an earlier version took, and what replaced them: named in the 400 a write of one gets. */
+const REMOVED_SETTINGS: Readonly<Record<string, string>> = {
+  'retrieval.probes': 'is no longer a setting: the HNSW index replaced ivfflat; use retrieval.ef_search',
+};
+
 /** Strength parameters changed: existing memories' strength must follow (docs/design.md §5). */
 function strengthChanged(before: LifecycleConfig, after: LifecycleConfig): boolean {
   const [r0, r1] = [before.retention, after.retention];
@@ -67,7 +72,8 @@ export class LifecycleSettings {
   }
 
   /**
-   * Replaces the tenant's overrides. When the strength parameters change, every memory's
+   * Replaces the tenant's overrides (sections left empty, which override nothing, are not kept).
+   * When the strength parameters change, every memory's
    * `strength_days` is recomputed from its layer (keeping a synaptic boost), in one statement.
    *
    * @throws LifecycleSettingsError naming each bad path.
@@ -76,18 +82,35 @@ export class LifecycleSettings {
     const result = resolveLifecycle(overrides);
     if (!result.success) {
       throw new LifecycleSettingsError(
-        result.error.issues.map((i) => ({
-          path: i.path.join('.') || '(root)',
-          // "Unrecognized keys: ..." can list thousands of hostile keys.
-          message: i.message.length > 300 ? `${i.message.slice(0, 297)}...` : i.message,
-        })),
+        result.error.issues.flatMap((i) =>
+          // One problem per unknown key, named by its own path (a body can hold thousands of them:
+          // the error shows the first 20).
+          i.code === 'unrecognized_keys'
+            ? i.keys.map((key) => {
+                const path = [...i.path, key].join('.');
+                return { path, message: REMOVED_SETTINGS[path] ?? 'is not a setting' };
+              })
+            : [{ path: i.path.join('.') || '(root)', message: i.message.length > 300 ? `${i.message.slice(0, 297)}...` : i.message }],
+        ),
       );
     }
     const before = await this.get(tx);
-    await this.tenants.setSettingsSection(tx, 'lifecycle', overrides);
+    await this.tenants.setSettingsSection(tx, 'lifecycle', withoutEmptySections(overrides));
     const after = result.data;
     if (strengthChanged(before, after)) await this.memories.rescaleStrength(tx, after.retention, after.consolidation.synaptic_factor);
     this.cache.set(tx.tenantId, after);
     return after;
   }
+}
+
+/** `overrides` without its empty objects, at any depth (an empty section overrides nothing). */
+function withoutEmptySections(overrides: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(overrides)) {
+    if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+      const inner = withoutEmptySections(v as Record<string, unknown>);
+      if (Object.keys(inner).length > 0) out[k] = inner;
+    } else out[k] = v;
+  }
+  return out;
 }

@@ -12,7 +12,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** JSON merge patch (RFC 7396): objects merge, `null` deletes, anything else replaces; a section left empty goes. */
+/**
+ * JSON merge patch (RFC 7396): objects merge, `null` deletes, anything else replaces. An object
+ * patched onto a value that is not one replaces it, as the RFC says, so `{"ef_search": {}}` is
+ * refused by validation rather than taken as a deletion; sections left empty are pruned when
+ * stored (LifecycleSettings.replace).
+ */
 function mergeOverrides(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(patch)) {
@@ -21,8 +26,6 @@ function mergeOverrides(base: Record<string, unknown>, patch: Record<string, unk
     // nothing rather than being kept as a value.
     else if (isObject(v)) {
       out[k] = mergeOverrides(isObject(out[k]) ? (out[k] as Record<string, unknown>) : {}, v);
-      // An override section left empty overrides nothing: not kept.
-      if (Object.keys(out[k] as object).length === 0) delete out[k];
     }
     else out[k] = v;
   }
@@ -85,8 +88,9 @@ export class LifecycleSettingsController {
   private async save(principal: UserPrincipal, next: (current: Record<string, unknown>) => Promise<Record<string, unknown>>) {
     try {
       return await this.tenantDb.run(principal.tenantId, async (tx) => {
-        const overrides = await next(await this.settings.overrides(tx));
-        return { effective: await this.settings.replace(tx, overrides), overrides };
+        const effective = await this.settings.replace(tx, await next(await this.settings.overrides(tx)));
+        // As stored: without the sections the write left empty.
+        return { effective, overrides: await this.settings.overrides(tx) };
       });
     } catch (error) {
       if (error instanceof LifecycleSettingsError) {
