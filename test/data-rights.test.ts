@@ -173,6 +173,16 @@ describe('data rights', () => {
     expect(read.body.content).toBe(LONG);
   });
 
+  it('an export made before a setting was removed (retrieval.probes, ivfflat) still imports, without it', async () => {
+    const { lines } = await exportOf(a);
+    const c = await createTenant(t, 'older');
+    const old = lines.map((l) => (l.type === 'settings' ? { ...l, lifecycle: { ...(l.lifecycle as object), retrieval: { probes: 20 } } } : l));
+    const res = await importInto(c, old.map((l) => JSON.stringify(l)).join('\n')).expect(200);
+    expect(res.body.settings).toBe('replaced');
+    const settings = await t.http().get('/v1/tenant/settings/lifecycle').set(bearer(c)).expect(200);
+    expect(settings.body.overrides).toEqual({ forgetting: { soft_threshold: 0.25 } });
+  });
+
   it('a changed memory in the file becomes a new version of the stored one', async () => {
     const { lines } = await exportOf(a);
     const c = await createTenant(t, 'delta');

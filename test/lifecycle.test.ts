@@ -28,6 +28,8 @@ describe('memory lifecycle through the API (seed 001)', () => {
     // A setting of an earlier version is named, with what replaced it.
     const probes = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { probes: 10 } }).expect(400);
     expect(probes.body.errors).toEqual([{ field: 'retrieval.probes', message: expect.stringContaining('retrieval.ef_search') }]);
+    const empty = await t.http().put('/v1/tenant/settings/lifecycle').set(owner()).send({ '': '7d' }).expect(400);
+    expect(empty.body.errors).toEqual([{ field: '""', message: 'is not a setting' }]);
     // An object is not a number: refused, not taken as "remove the override" (only null removes one).
     await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { ef_search: 200 } }).expect(200);
     const object = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { ef_search: {} } }).expect(400);

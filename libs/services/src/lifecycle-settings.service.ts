@@ -18,9 +18,24 @@ export class LifecycleSettingsError extends Error {
 }
 
 /** Settings an earlier version took, and what replaced them: named in the 400 a write of one gets. */
-const REMOVED_SETTINGS: Readonly<Record<string, string>> = {
-  'retrieval.probes': 'is no longer a setting: the HNSW index replaced ivfflat; use retrieval.ef_search',
-};
+const REMOVED_SETTINGS: ReadonlyMap<string, string> = new Map([
+  ['retrieval.probes', 'is no longer a setting: the HNSW index replaced ivfflat; use retrieval.ef_search'],
+]);
+
+/**
+ * `overrides` without the settings an earlier version took ({@link REMOVED_SETTINGS}): for a
+ * restore of an export made before they went (docs/data-rights.md), which they would otherwise
+ * refuse; a write through the API names them instead.
+ */
+export function withoutRemovedSettings(overrides: Record<string, unknown>): Record<string, unknown> {
+  const out = structuredClone(overrides);
+  for (const path of REMOVED_SETTINGS.keys()) {
+    const parts = path.split('.');
+    const parent = parts.slice(0, -1).reduce<unknown>((at, part) => (typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[part] : undefined), out);
+    if (typeof parent === 'object' && parent !== null) delete (parent as Record<string, unknown>)[parts[parts.length - 1]!];
+  }
+  return withoutEmptySections(out);
+}
 
 /** Strength parameters changed: existing memories' strength must follow (docs/design.md §5). */
 function strengthChanged(before: LifecycleConfig, after: LifecycleConfig): boolean {
@@ -87,8 +102,9 @@ export class LifecycleSettings {
           // the error shows the first 20).
           i.code === 'unrecognized_keys'
             ? i.keys.map((key) => {
-                const path = [...i.path, key].join('.');
-                return { path, message: REMOVED_SETTINGS[path] ?? 'is not a setting' };
+                // An empty key is named as "" (a problem always names a field).
+                const path = [...i.path, key].map((part) => (part === '' ? '""' : String(part))).join('.');
+                return { path, message: REMOVED_SETTINGS.get(path) ?? 'is not a setting' };
               })
             : [{ path: i.path.join('.') || '(root)', message: i.message.length > 300 ? `${i.message.slice(0, 297)}...` : i.message }],
         ),

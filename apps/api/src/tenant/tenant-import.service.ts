@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { MemoriesRepository, MindsRepository, TenantDb, newId, type TenantTx } from '@engram/db';
 import { canonicalJson } from '@engram/memory';
-import { LifecycleSettings, LifecycleSettingsError, MemoryWriter, type RestoredMemory } from '@engram/services';
+import { LifecycleSettings, LifecycleSettingsError, MemoryWriter, withoutRemovedSettings, type RestoredMemory } from '@engram/services';
 import type { UserPrincipal } from '../auth/principal';
 import type { MemoryLine } from './data-rights.dto';
 import { lineError, parseImportFile, type ParsedImport } from './import-file';
@@ -68,7 +68,9 @@ export class TenantImport {
   }
 
   /** The file's lifecycle overrides replace the tenant's, unless they are the same. */
-  private async importSettings(tx: TenantTx, lifecycle: Record<string, unknown>): Promise<ImportResult['settings']> {
+  private async importSettings(tx: TenantTx, exported: Record<string, unknown>): Promise<ImportResult['settings']> {
+    // An export of an earlier version may hold settings since removed (retrieval.probes): dropped.
+    const lifecycle = withoutRemovedSettings(exported);
     if (canonicalJson(await this.settings.overrides(tx)) === canonicalJson(lifecycle)) return 'unchanged';
     await this.settings.replace(tx, lifecycle);
     return 'replaced';
