@@ -74,8 +74,7 @@ beforeAll(async () => {
   await owner(`reindex index memories_embedding_idx`);
   await owner('analyze memories');
 
-  // Prepared statements as the service runs them (libs/db prepared.ts): custom plans, and generic
-  // ones for a search's own statements (RetrievalRepository.startSearch).
+  // Prepared statements as the service runs them (libs/db prepared.ts): custom plans.
   const pool = new Pool({ connectionString: db.ownerUrl, max: 1, options: PREPARED_OPTIONS, Client: PreparingClient });
   pool.on('connect', (client) => client.on('notice', (n) => {
     if (n.message?.includes('plan:')) plans.push(n.message);

@@ -28,14 +28,6 @@ from
 -- RetrievalRepository.startSearch (text)
 select
   set_config('enable_seqscan', 'off', true) as seqscan,
-  set_config(
-    'plan_cache_mode',
-    case
-      when current_setting('citus.version', true) is null then 'force_generic_plan'
-      else 'force_custom_plan'
-    end,
-    true
-  ) as plans,
   array(
     select distinct
       l
@@ -50,14 +42,6 @@ select
 -- RetrievalRepository.startSearch (vector only)
 select
   set_config('enable_seqscan', 'off', true) as seqscan,
-  set_config(
-    'plan_cache_mode',
-    case
-      when current_setting('citus.version', true) is null then 'force_generic_plan'
-      else 'force_custom_plan'
-    end,
-    true
-  ) as plans,
   array(
     select distinct
       l

@@ -121,25 +121,20 @@ export class RetrievalRepository {
 
   /**
    * Starts a search, in one statement: forbids sequential scans for the rest of the transaction,
-   * plans its prepared statements once per connection (generic plans), and answers the query's
+   * and answers the query's
    * distinct stemmed lexemes (PostgreSQL's `english` configuration), sorted; none for `q` null (a
    * vector-only search). Every statement of a search is built for an index (tenant and mind, GIN,
    * temporal); on a small table the planner still prefers scanning all of it, once per part.
-   * Generic plans: the search statement's custom plan took 1.7-1.9 ms to plan for 2.0 ms of work
-   * on a LoCoMo-size mind, its generic plan 0.1 ms with the same shape (bench/RESULTS.md, "Peers");
-   * every part of it is reached by an index whatever the mind's size (the text branch's and the
-   * hits' rows by key, neighbours by (context, position), vectors by the mind's b-tree or, with
-   * `enable_sort` off, the ANN index). Other transactions keep custom plans (libs/db prepared.ts).
-   * Not on Citus (a `citus.version` setting): its planner routes a statement to the tenant's shard
-   * by the tenant id's value, and refuses the generic plan of a statement that is not a single-table
-   * look-up ("could not create distributed plan"), so a search there keeps custom plans.
+   * A search's statements keep custom plans (libs/db prepared.ts). Generic plans were tried
+   * (bench/RESULTS.md, "Peers"): 0.1 ms of planning instead of 1.7-1.9 ms on a LoCoMo-size mind,
+   * but at 100 000 memories in one mind hybrid search went from 195 to 2,160 ms p50 (bench:scale),
+   * and Citus refuses them ("could not create distributed plan").
    * One statement rather than two: a search's cost follows its round trips.
    */
   @GenerateSql({ name: 'text', params: ['who approved the budget?'] }, { name: 'vector only', params: [null] })
   async startSearch(tx: TenantTx, q: string | null): Promise<string[]> {
     const { rows } = await sql<{ lexemes: string[] }>`
       select set_config('enable_seqscan', 'off', true) as seqscan,
-             set_config('plan_cache_mode', case when current_setting('citus.version', true) is null then 'force_generic_plan' else 'force_custom_plan' end, true) as plans,
              array(select distinct l from unnest(tsvector_to_array(to_tsvector('english', coalesce(${q}::text, '')))) as l order by l) as lexemes${PREPARED}`.execute(tx.trx);
     return rows[0]?.lexemes ?? [];
   }
