@@ -87,6 +87,28 @@ describe('accesses within ACCESS_FLUSH_MS, and at once with 0', () => {
   });
 });
 
+describe('reads served while the process shuts down', () => {
+  // Nest answers requests until it closes the HTTP server, after the recorder's last flush: an
+  // access queued then would be flushed against a closing database ("driver has already been
+  // destroyed") and lost. Such reads write their own access, as with ACCESS_FLUSH_MS=0.
+  it('write their access before answering once the last flush has begun', async () => {
+    const t = await startTestApp({ ACCESS_FLUSH_MS: '60000' });
+    try {
+      const a = await createTenant(t, 'closing');
+      const id = await remember(t, a, 'pet', 'The user has a cat named Miso');
+      await t.http().get(`/v1/memory/${id}`).set(asAgent(a)).expect(200);
+      await t.app.get(AccessRecorder).beforeApplicationShutdown();
+      expect((await stored(t.db, id)).access_count).toBe(1);
+      expect((await t.http().get(`/v1/memory/${id}`).set(asAgent(a)).expect(200)).body.access_count).toBe(2);
+      expect((await stored(t.db, id)).access_count).toBe(2);
+      await t.http().get('/v1/memory/search?q=cat+Miso').set(asAgent(a)).expect(200);
+      expect((await stored(t.db, id)).access_count).toBe(3);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('accesses and the end of the process', () => {
   let build: ReturnType<typeof buildApps>;
   let db: TestDatabase;

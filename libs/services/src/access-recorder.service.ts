@@ -32,7 +32,8 @@ type TenantAccesses = Map<string, Date[]>;
  *
  * Loss bound: a crash of the process loses the accesses of at most the last `ACCESS_FLUSH_MS` and
  * of the flush in progress (their reinforcement and count, nothing a memory states); a clean
- * shutdown writes them all (`beforeApplicationShutdown`). While the database fails, accesses wait
+ * shutdown writes them all (`beforeApplicationShutdown`), and the reads it still serves write
+ * their own, as with `ACCESS_FLUSH_MS=0`. While the database fails, accesses wait
  * (up to {@link MAX_PENDING_ACCESSES}, then new ones are dropped and counted in
  * `engram_accesses_dropped_total`); a tenant's batch that failed {@link FLUSH_ATTEMPTS} flushes is dropped.
  *
@@ -60,9 +61,13 @@ export class AccessRecorder implements BeforeApplicationShutdown {
     @Optional() private readonly metrics?: EngramMetrics,
   ) {}
 
-  /** Whether accesses wait for a flush (`ACCESS_FLUSH_MS` > 0) rather than being written by each read. */
+  /**
+   * Whether accesses wait for a flush (`ACCESS_FLUSH_MS` > 0) rather than being written by each
+   * read. Not once shutdown has begun: the HTTP server still answers until Nest closes it, after
+   * the last flush, and an access queued then would be flushed against a closing database.
+   */
   get writeBehind(): boolean {
-    return this.config.ACCESS_FLUSH_MS > 0;
+    return this.config.ACCESS_FLUSH_MS > 0 && !this.closed;
   }
 
   /**
