@@ -136,6 +136,21 @@ describe('plans of search', () => {
     expect(seen.filter(seqScan)).toEqual([]);
   });
 
+  it("the query's unseen words are counted in one statement, each through the index its frequency calls for", async () => {
+    let counted = new Map<string, number>();
+    const seen = await planned(() =>
+      tenantDb().run(TENANT, async (tx) => {
+        counted = await retrieval.documentFrequencies(tx, MIND, ['zeppelin', 'tea', 'nowher'], 500);
+      }),
+    );
+    // zeppelin: 1 memory in 1000; tea: every fourth, counted up to the cap; a word no memory has.
+    expect(Object.fromEntries(counted)).toEqual({ zeppelin: ROWS / 1000, tea: 500, nowher: 0 });
+    // One statement of ours; the function's own look-ups are nested in it (auto_explain reports both).
+    expect(seen.filter((p) => /cross join unnest\(/.test(p))).toHaveLength(1);
+    expect(seen.join('\n')).toMatch(/Bitmap Index Scan on memories_search_idx/);
+    expect(seen.filter(seqScan)).toEqual([]);
+  });
+
   it('an exact vector scan reads the mind by its b-tree, not the table', async () => {
     const seen = await planned(() =>
       tenantDb().run(TENANT, (tx) => search(tx, 'tea', 'vector', vector, filter(), 100, { exact: true })),

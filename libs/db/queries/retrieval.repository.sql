@@ -72,18 +72,20 @@ from
       $3
   ) s;
 
--- RetrievalRepository.documentFrequency
+-- RetrievalRepository.documentFrequencies
 select
+  c.l,
   (
     select
       count(*)::int
     from
-      engram_text_match ($1, $2, $3::tsquery, $4)
+      engram_text_match ($1, $2, c.q, $3)
   ) as df
 from
-  tenants
+  tenants t
+  cross join unnest($4::text[], $5::tsquery[]) as c (l, q)
 where
-  id = $5;
+  t.id = $6 /* prepared */;
 
 -- RetrievalRepository.sampleShares
 select

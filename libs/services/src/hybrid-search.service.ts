@@ -165,15 +165,15 @@ export class HybridSearch {
 
   /**
    * The mind's statistics for the query's lexemes (libs/memory bm25): the cached ones, with each
-   * lexeme not seen yet counted (up to DF_COUNT_CAP; beyond, estimated from its share of the
+   * lexeme not seen yet counted, all in one statement (up to DF_COUNT_CAP; beyond, estimated from its share of the
    * sample). A copy: the cache decides what it keeps.
    */
   private async textStats(tx: TenantTx, mindId: string, lexemes: readonly string[], mind: MindState): Promise<TextStats> {
     const known = mind.text;
     const stats: TextStats = known ? { ...known, df: new Map(known.df) } : { n: mind.size, avgdl: await this.retrieval.meanLength(tx, mindId), df: new Map() };
     const capped: string[] = [];
-    for (const l of lexemes.filter((x) => !stats.df.has(x))) {
-      const df = await this.retrieval.documentFrequency(tx, mindId, l, DF_COUNT_CAP);
+    const unseen = lexemes.filter((x) => !stats.df.has(x));
+    for (const [l, df] of await this.retrieval.documentFrequencies(tx, mindId, unseen, DF_COUNT_CAP)) {
       withDocumentFrequency(stats, l, df);
       if (df >= DF_COUNT_CAP) capped.push(l);
     }

@@ -147,23 +147,30 @@ export class RetrievalRepository {
   }
 
   /**
-   * Memories of the mind holding the lexeme, counted up to `cap` (engram_text_match: the GIN
-   * index). One statement per lexeme, so that the planner sees it and picks the index for rare ones.
+   * Memories of the mind holding each lexeme, counted up to `cap` (engram_text_match: the GIN
+   * index), all lexemes in one statement: a search's lexemes that its mind's statistics do not
+   * know yet cost one round trip, not one each. engram_text_match is PL/pgSQL planned for each
+   * call's values (force_custom_plan), so each lexeme still gets its own plan: the GIN index for a
+   * rare one, the mind's b-tree up to the cap for a common one.
    *
-   * The count is a scalar subquery of a read of the tenant's own row, not a statement of its own:
-   * on Citus that makes the whole statement one router query, run on the worker that holds the
-   * tenant's shards over this transaction's connection, as search's statement runs the match.
+   * The counts are scalar subqueries of a read of the tenant's own row, not a statement of their
+   * own: on Citus that makes the whole statement one router query, run on the worker that holds
+   * the tenant's shards over this transaction's connection, as search's statement runs the match.
    * Called alone, the security-definer function runs on the coordinator as engram_auth, and Citus
    * refuses its read of a shard group that this transaction modified over engram_app's
    * connection ("cannot perform query on placements that were modified in this transaction by a
    * different user"). Elsewhere the row read is one primary-key look-up.
+   *
+   * @returns each lexeme's count (0..cap); `{}` for none
    */
-  @GenerateSql({ params: [M, 'budget', 10_000] })
-  async documentFrequency(tx: TenantTx, mindId: string, lexeme: string, cap: number): Promise<number> {
-    const { rows } = await sql<{ df: number }>`
-      select (select count(*)::int from engram_text_match(${tx.tenantId}, ${mindId}, ${lexemeQuery(lexeme)}::tsquery, ${cap})) as df
-      from tenants where id = ${tx.tenantId}`.execute(tx.trx);
-    return rows[0]?.df ?? 0;
+  @GenerateSql({ params: [M, ['budget', 'dgia'], 10_000] })
+  async documentFrequencies(tx: TenantTx, mindId: string, lexemes: readonly string[], cap: number): Promise<Map<string, number>> {
+    if (lexemes.length === 0) return new Map();
+    const { rows } = await sql<{ l: string; df: number }>`
+      select c.l, (select count(*)::int from engram_text_match(${tx.tenantId}, ${mindId}, c.q, ${cap})) as df
+      from tenants t cross join unnest(${lexemes}::text[], ${lexemes.map(lexemeQuery)}::tsquery[]) as c(l, q)
+      where t.id = ${tx.tenantId}${PREPARED}`.execute(tx.trx);
+    return new Map(rows.map((r) => [r.l, r.df]));
   }
 
   /** Each lexeme's share (0..1) of the memories in the mind's newest `STATS_SAMPLE`. */
