@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { loadConfig } from '@engram/config';
-import { AssociationJob } from '@engram/jobs';
+import { TenantDb, vectorLiteral } from '@engram/db';
+import { ASSOCIATION_BATCH, ASSOCIATION_PAIRS, AssociationJob, linkBudget } from '@engram/jobs';
 import { createApp } from '../apps/api/src/create-app';
 import { NO_SCHEDULES } from './support/env';
+import { fixtureWriter, seedMemories } from './support/memory-fixtures';
 import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 import { ownerQuery } from './support/test-db';
 
@@ -357,4 +359,36 @@ describe('associations in embedded mode (PGlite)', () => {
     const second = await http.get(`/v1/memory/${byKey.turn_two}/associations`).query({ limit: 100, cursor: first.body.next_cursor }).set(headers).expect(200);
     expect([...first.body.items, ...second.body.items]).toEqual(all);
   }, 180_000);
+});
+
+// A bulk import into a mind of a few thousand (a newcomer's run: 500 new memories in a mind of
+// 3,500 held embedded mode's one connection for 9.2 s): the job links it in transactions of at
+// most ASSOCIATION_PAIRS distances each, so other work gets the connection in between, and still
+// links every memory in one run.
+describe('associations: a large mind is linked in bounded transactions', () => {
+  let t: TestApp;
+  afterAll(() => t?.close());
+
+  it('every memory linked in one run, no transaction comparing more than the budget of pairs', async () => {
+    t = await startTestApp();
+    const a = await createTenant(t, 'assoc-bulk');
+    const size = 1_500;
+    const seeds = Array.from({ length: size }, (_, i) => ({
+      key: `bulk_${i}`,
+      content: `bulk memory ${i} about ${['tea', 'ferries', 'pianos', 'gardens', 'invoices'][i % 5]} and item ${i % 37}`,
+      state: { embedding: vectorLiteral(Array.from({ length: 768 }, (_, d) => Math.sin(i * 0.37 + d))), embedding_status: 'ready' as const },
+    }));
+    await seedMemories(fixtureWriter(t.app), { tenantId: a.tenantId, mindId: a.mindId }, seeds);
+    const tenantDb = t.app.get(TenantDb);
+    const transactions = jest.spyOn(tenantDb, 'run');
+    const report = await t.app.get(AssociationJob).run(a.tenantId);
+    expect(report.linked).toBe(size);
+    const left = await ownerQuery(t.db)<{ unlinked: number }>('select count(*)::int as unlinked from memories where tenant_id = $1 and associated_at is null', [a.tenantId]);
+    expect(left).toEqual([{ unlinked: 0 }]);
+    // Each transaction linked at most linkBudget(…) of the mind's memories: 133 of 1,500.
+    const perTransaction = linkBudget(ASSOCIATION_BATCH, size, true);
+    expect(perTransaction).toBe(Math.floor(ASSOCIATION_PAIRS / size));
+    expect(transactions.mock.calls.length).toBeGreaterThanOrEqual(Math.ceil(size / perTransaction));
+    transactions.mockRestore();
+  });
 });

@@ -3,13 +3,33 @@ import { AssociationsRepository, RetrievalRepository, TenantDb, TenantsRepositor
 import { namedThings, type LifecycleConfig } from '@engram/memory';
 import { QueueName } from '@engram/queues';
 import { LifecycleSettings } from '@engram/services';
-import { untilShort, type JobReport, type TenantJob } from './tenant-job';
+import type { JobReport, TenantJob } from './tenant-job';
 
 /**
- * Memories linked per transaction: the exact similarity pass compares each with every memory of
- * its mind, so a batch costs batch × mind size distances (200 × 1000 in a few tens of ms).
+ * Memories linked per transaction at most: the exact similarity pass compares each with every
+ * memory of its mind, so a batch costs batch × mind size distances (200 × 1000 in a few tens of ms).
  */
 export const ASSOCIATION_BATCH = 200;
+
+/**
+ * Distances one transaction's exact similarity pass computes at most (sources × mind size), so
+ * that a bulk import into a mind of a few thousand does not hold a connection for seconds:
+ * embedded mode has one, and every request waited behind a batch of 200 × 3,500 pairs (a
+ * newcomer measured 9.2 s for 500 new memories in a mind of 3,500).
+ */
+export const ASSOCIATION_PAIRS = 200_000;
+
+/**
+ * How many of a mind's waiting memories one transaction links: all of them when the mind is
+ * searched through HNSW (a bounded look-up per memory), else as many as keep the exact pass
+ * within `pairs` distances, at least one.
+ *
+ * @param waiting the mind's memories of this batch; @param mindSize memories of the mind
+ */
+export function linkBudget(waiting: number, mindSize: number, exact: boolean, pairs = ASSOCIATION_PAIRS): number {
+  if (!exact) return waiting;
+  return Math.min(waiting, Math.max(1, Math.floor(pairs / Math.max(1, mindSize))));
+}
 
 /**
  * The association graph's builder (queue `associations`, every `ASSOCIATIONS_INTERVAL_MS`;
@@ -36,16 +56,15 @@ export class AssociationJob implements TenantJob {
     const config = await this.settings.forTenant(tenantId);
     if (!config.associations.build) return { linked: 0, links: 0 };
     let links = 0;
-    const linked = await untilShort(
-      () =>
-        this.tenantDb.run(tenantId, async (tx) => {
-          const done = await this.linkBatch(tx, config);
-          links += done.links;
-          return done.linked;
-        }),
-      ASSOCIATION_BATCH,
-    );
-    return { linked, links };
+    let linked = 0;
+    // Until a batch finds fewer than it asked for and links all it found: each batch its own
+    // transaction, so that other work gets the connection in between.
+    for (;;) {
+      const done = await this.tenantDb.run(tenantId, (tx) => this.linkBatch(tx, config));
+      links += done.links;
+      linked += done.linked;
+      if (done.found < ASSOCIATION_BATCH && done.linked === done.found) return { linked, links };
+    }
   }
 
   /** Only the tenants with memories to link (one look-up for all of them). */
@@ -54,18 +73,22 @@ export class AssociationJob implements TenantJob {
     return all.filter((id) => waiting.has(id));
   }
 
-  private async linkBatch(tx: TenantTx, config: LifecycleConfig): Promise<{ linked: number; links: number }> {
+  private async linkBatch(tx: TenantTx, config: LifecycleConfig): Promise<{ found: number; linked: number; links: number }> {
     const rows = await this.associations.unlinked(tx, ASSOCIATION_BATCH);
     const byMind = new Map<string, typeof rows>();
     for (const row of rows) byMind.set(row.mind_id, [...(byMind.get(row.mind_id) ?? []), row]);
     let links = 0;
+    let linked = 0;
     for (const [mindId, memories] of byMind) {
       const mindSize = await this.retrieval.mindSize(tx, mindId);
       // As search scans vectors (docs/design.md §6.1): exactly below exact_scan_below, else HNSW.
-      const scan = mindSize < config.retrieval.exact_scan_below ? ({ exact: true } as const) : ({ exact: false, efSearch: config.retrieval.ef_search } as const);
-      const sources = memories.map((m) => ({ id: m.id, names: namedThings(m.content, m.tags) }));
+      const exact = mindSize < config.retrieval.exact_scan_below;
+      const scan = exact ? ({ exact: true } as const) : ({ exact: false, efSearch: config.retrieval.ef_search } as const);
+      // The rest of a large mind's batch waits for the next transaction (the next batch finds it first: id order).
+      const sources = memories.slice(0, linkBudget(memories.length, mindSize, exact)).map((m) => ({ id: m.id, names: namedThings(m.content, m.tags) }));
       links += await this.associations.link(tx, mindId, sources, config, { scan, mindSize });
+      linked += sources.length;
     }
-    return { linked: rows.length, links };
+    return { found: rows.length, linked, links };
   }
 }
