@@ -24,7 +24,46 @@ export interface DatabaseHandle {
   readonly mode: DatabaseMode;
   /** Migrations applied while opening (embedded mode migrates at start). */
   readonly applied: string[];
+  /**
+   * Embedded mode: what PostgreSQL's autovacuum would do now ({@link autovacuumSql}), as the
+   * owner, on the one connection between units of work. @returns what ran, e.g. `vacuum analyze memories`.
+   * Absent with `DATABASE_URL`: the server's autovacuum does it.
+   */
+  readonly maintain?: () => Promise<string[]>;
   close(): Promise<void>;
+}
+
+/**
+ * The tables PostgreSQL's autovacuum would vacuum or analyze now, with its default thresholds
+ * (PostgreSQL docs, "The Autovacuum Daemon": vacuum when dead rows exceed 50 + 0.2 × the table's
+ * rows, analyze when rows changed since the last analyze exceed 50 + 0.1 × them; a table never
+ * analyzed counts 0 rows). PGlite runs PostgreSQL as one session with no background workers:
+ * nothing ever analyzes or vacuums an embedded database unless it is asked, so the planner would
+ * plan every search with no statistics and updated rows would never be reclaimed.
+ */
+export const autovacuumSql = `
+  select s.relname::text as relname,
+         s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) as vacuum,
+         s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0) as analyze
+  from pg_stat_user_tables s join pg_class c on c.oid = s.relid
+  where s.schemaname = 'public'
+    and (s.n_dead_tup > 50 + 0.2 * greatest(c.reltuples, 0) or s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0))
+  order by s.relname`;
+
+/** A table name from the catalog, as a VACUUM target: a plain identifier only. */
+const PLAIN_NAME = /^[a-z_][a-z0-9_]*$/;
+
+/** Runs the autovacuum rule's commands on a connection that is its database's owner. */
+async function autovacuum(conn: Kysely<DB>): Promise<string[]> {
+  const { rows } = await sql.raw<{ relname: string; vacuum: boolean; analyze: boolean }>(autovacuumSql).execute(conn);
+  const done: string[] = [];
+  for (const r of rows) {
+    if (!PLAIN_NAME.test(r.relname)) continue;
+    const command = r.vacuum ? `vacuum (analyze) ${r.relname}` : `analyze ${r.relname}`;
+    await sql.raw(command).execute(conn);
+    done.push(command);
+  }
+  return done;
 }
 
 /** Thrown when the database is reachable but not usable by the app; says what to do. */
@@ -106,6 +145,17 @@ export async function openDatabase(config: AppConfig): Promise<DatabaseHandle> {
     db,
     mode: 'embedded',
     applied,
+    // The pool's one connection, between units of work, back to the owner (PGlite's session user)
+    // for the commands only an owner may run, and to the app role after them whatever happens.
+    maintain: () =>
+      db.connection().execute(async (conn) => {
+        await sql.raw('reset role').execute(conn);
+        try {
+          return await autovacuum(conn);
+        } finally {
+          await sql.raw(`set role ${APP_ROLE}`).execute(conn);
+        }
+      }),
     close: async () => {
       await db.destroy();
       await lite.close();

@@ -4,8 +4,10 @@ import { openDatabase, type DatabaseHandle } from './database';
 import { DATABASE, TenantDb } from './tenant-db';
 import { REPOSITORIES } from './repositories';
 
-/** Injection token of the open {@link DatabaseHandle}. */
-export const DATABASE_HANDLE = Symbol('DATABASE_HANDLE');
+import { DATABASE_HANDLE } from './db-handle';
+import { EmbeddedVacuum } from './embedded-vacuum';
+
+export { DATABASE_HANDLE } from './db-handle';
 
 const repositories = [...REPOSITORIES];
 
@@ -26,12 +28,13 @@ const providers: Provider[] = [
   },
   { provide: DATABASE, inject: [DATABASE_HANDLE], useFactory: (handle: DatabaseHandle) => handle.db },
   TenantDb,
+  EmbeddedVacuum,
   ...repositories,
 ];
 
 /** The database for Nest apps: opens it at start (migrating in embedded mode), closes it at shutdown. */
 @Global()
-@Module({ providers, exports: [DATABASE_HANDLE, DATABASE, TenantDb, ...repositories] })
+@Module({ providers, exports: [DATABASE_HANDLE, DATABASE, TenantDb, EmbeddedVacuum, ...repositories] })
 export class DbModule implements OnApplicationShutdown {
   constructor(@Inject(DATABASE_HANDLE) private readonly handle: DatabaseHandle) {}
 

@@ -17,3 +17,4 @@ export * from './compact-content';
 export * from './sql-snapshot';
 export * from './repositories';
 export * from './data-dir-lock';
+export * from './embedded-vacuum';
