@@ -308,6 +308,17 @@ describe('associations: GET /v1/memory/:id/associations', () => {
     expect(row?.n).toBe(0);
   });
 
+  it("deleting a memory between two others in time links them to each other at the job's next run (a newcomer's find)", async () => {
+    expect(linkTo(await links(ids.turn_one!, { relation: 'follows' }), 'turn_two')).toEqual([expect.objectContaining({ direction: 'out' })]);
+    await t.http().delete(`/v1/memory/${ids.turn_two}`).set(asAgent(a)).expect(204);
+    // Only the two whose nearest neighbour in time it was wait to be linked again.
+    expect(await stats()).toMatchObject({ unlinked: 2 });
+    expect(await job.run(a.tenantId)).toMatchObject({ linked: 2 });
+    expect(linkTo(await links(ids.turn_one!, { relation: 'follows' }), 'turn_three')).toEqual([expect.objectContaining({ direction: 'out', weight: 1 / 3 })]);
+    expect(linkTo(await links(ids.turn_three!, { relation: 'precedes' }), 'turn_one')).toEqual([expect.objectContaining({ direction: 'out', weight: 1 / 3 })]);
+    expect(await stats()).toMatchObject({ unlinked: 0 });
+  });
+
   it('associations.build: false stops linking (the memory stays unlinked); on again, it is linked', async () => {
     const admin = { Authorization: `Bearer ${a.token}` };
     await t.http().patch('/v1/tenant/settings/lifecycle').set(admin).send({ associations: { build: false } }).expect(200);

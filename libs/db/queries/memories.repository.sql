@@ -828,24 +828,50 @@ where
   and m.id = any ($15::uuid[])
   and m.id = v.id /* prepared */;
 
--- MemoriesRepository.delete
-delete from "memories"
-where
-  "tenant_id" = $1
-  and "mind_id" = $2
-  and "id" = $3;
-
 -- MemoriesRepository.deleteReturning
-delete from "memories"
-where
-  "tenant_id" = $1
-  and "mind_id" = $2
-  and "id" = $3
-returning
-  "id",
-  "mind_id",
-  "category",
-  "key";
+with
+  rows as (
+    delete from memories
+    where
+      tenant_id = $1
+      and mind_id = $2
+      and id = $3
+    returning
+      id,
+      mind_id,
+      category,
+      key
+  ),
+  relinked as (
+    update memories
+    set
+      associated_at = null
+    where
+      tenant_id = $4
+      and associated_at is not null
+      and id in (
+        select
+          a.memory_id
+        from
+          memory_associations a
+        where
+          a.tenant_id = $5
+          and a.target_id in (
+            select
+              id
+            from
+              rows
+          )
+          and a.relation in ('precedes', 'follows')
+      )
+  )
+select
+  id,
+  mind_id,
+  category,
+  key
+from
+  rows;
 
 -- MemoriesRepository.deleteForMind
 delete from "memories"

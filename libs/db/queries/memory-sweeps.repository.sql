@@ -199,6 +199,29 @@ with
         1
       ) as retention
   ),
+  relinked as (
+    update memories
+    set
+      associated_at = null
+    where
+      tenant_id = $13
+      and associated_at is not null
+      and id in (
+        select
+          a.memory_id
+        from
+          memory_associations a
+        where
+          a.tenant_id = $14
+          and a.target_id in (
+            select
+              id
+            from
+              rows
+          )
+          and a.relation in ('precedes', 'follows')
+      )
+  ),
   tombstones as (
     insert into
       memory_tombstones (
@@ -227,7 +250,7 @@ with
       importance_score,
       access_count,
       created_at,
-      $13::timestamptz
+      $15::timestamptz
     from
       rows
     on conflict (tenant_id, memory_id) do nothing
@@ -239,12 +262,12 @@ with
       r.tenant_id,
       engram_uuid_v7 (),
       e.id,
-      $14::text,
+      $16::text,
       jsonb_build_object(
         'type',
-        $15::text,
+        $17::text,
         'timestamp',
-        $16::text,
+        $18::text,
         'data',
         jsonb_build_object(
           'mind_id',
@@ -255,14 +278,14 @@ with
           r.category,
           'key',
           r.key
-        ) || jsonb_build_object('evicted_at', $17::text, 'retention', r.retention)
+        ) || jsonb_build_object('evicted_at', $19::text, 'retention', r.retention)
       )
     from
       rows r
-      join webhook_endpoints e on e.tenant_id = $18
+      join webhook_endpoints e on e.tenant_id = $20
       and e.tenant_id = r.tenant_id
       and e.enabled
-      and $19::text = any (e.event_types)
+      and $21::text = any (e.event_types)
     returning
       id
   )

@@ -24,6 +24,21 @@ const M = SAMPLE.uuid;
 /** Recall's order of priorities (seed 002 "회상 동작"). */
 const PRIORITY_ORDER: readonly MemoryPriority[] = ['critical', 'high', 'normal', 'low'];
 
+/**
+ * A CTE (`relinked`) for a statement whose CTE `rows` deletes memories (returning `id`): the
+ * memories whose own `precedes` / `follows` link points at a deleted one are marked unlinked, so
+ * the association job links them to the nearest memory in time that is left (docs/design.md
+ * §6.8). Every sub-statement sees the links as they were before the delete's cascade. Links of
+ * other relations are only removed: a memory keeps its other similar ones and names.
+ */
+export function relinkNeighboursSql(tenantId: string) {
+  return sql`relinked as (
+        update memories set associated_at = null
+        where tenant_id = ${tenantId} and associated_at is not null and id in (
+          select a.memory_id from memory_associations a
+          where a.tenant_id = ${tenantId} and a.target_id in (select id from rows) and a.relation in ('precedes', 'follows')))`;
+}
+
 @Injectable()
 export class MemoriesRepository {
   /**
@@ -182,28 +197,21 @@ export class MemoriesRepository {
     return Number(result.numAffectedRows ?? 0n);
   }
 
-  /** @returns whether the memory existed. Its versions go with it (cascade). */
-  @GenerateSql({ params: [M, M] })
-  async delete(tx: TenantTx, mindId: string, id: string): Promise<boolean> {
-    const result = await tx.trx
-      .deleteFrom('memories')
-      .where('tenant_id', '=', tx.tenantId)
-      .where('mind_id', '=', mindId)
-      .where('id', '=', id)
-      .executeTakeFirst();
-    return result.numDeletedRows > 0n;
-  }
-
-  /** Deletes a memory with its history (cascade). @returns what it was (its identity), or undefined when there was none */
+  /**
+   * Deletes a memory with its history and links (cascade). The memories whose own `precedes` /
+   * `follows` link pointed at it are marked unlinked (`associated_at` null, {@link relinkNeighboursSql}),
+   * so that the association job links them to their new nearest neighbour in time.
+   * @returns what it was (its identity), or undefined when there was none
+   */
   @GenerateSql({ params: [SAMPLE.uuid, SAMPLE.uuid2] })
-  deleteReturning(tx: TenantTx, mindId: string, id: string): Promise<{ id: string; mind_id: string; category: string; key: string } | undefined> {
-    return tx.trx
-      .deleteFrom('memories')
-      .where('tenant_id', '=', tx.tenantId)
-      .where('mind_id', '=', mindId)
-      .where('id', '=', id)
-      .returning(['id', 'mind_id', 'category', 'key'])
-      .executeTakeFirst();
+  async deleteReturning(tx: TenantTx, mindId: string, id: string): Promise<{ id: string; mind_id: string; category: string; key: string } | undefined> {
+    const { rows } = await sql<{ id: string; mind_id: string; category: string; key: string }>`
+      with rows as (
+        delete from memories where tenant_id = ${tx.tenantId} and mind_id = ${mindId} and id = ${id}
+        returning id, mind_id, category, key),
+      ${relinkNeighboursSql(tx.tenantId)}
+      select id, mind_id, category, key from rows`.execute(tx.trx);
+    return rows[0];
   }
 
   /** Deletes every memory of a mind (their versions first, or by cascade). @returns how many. */

@@ -5,6 +5,7 @@ import { outboxCte } from '../webhook-events';
 import { evictableSql, expiredSql, leavesVectorIndexSql, movesToNeocortexSql, notExpiredSql, retentionNowSql, softForgettableSql, tierSql } from '../lifecycle-sql';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { TenantTx } from '../tenant-db';
+import { relinkNeighboursSql } from './memories.repository';
 
 /** An episode as generalisation reads it (libs/memory `Episode`). */
 export interface EpisodeRow {
@@ -58,7 +59,8 @@ export class MemorySweepsRepository {
 
   /**
    * Deletes evictable memories (libs/memory `forgettingVerdict` = evict), leaving a tombstone
-   * each and announcing each as `memory.evicted` (the outbox).
+   * each and announcing each as `memory.evicted` (the outbox); their neighbours in time are
+   * linked again by the association job (`relinkNeighboursSql`).
    */
   @GenerateSql({ params: [C, D, B] })
   evict(tx: TenantTx, config: LifecycleConfig, now: Date, limit: number): Promise<SweepBatch> {
@@ -70,6 +72,7 @@ export class MemorySweepsRepository {
           limit ${limit} for update skip locked)
         returning tenant_id, id, mind_id, category, key, tier, importance_score, access_count, created_at,
                   ${retentionNowSql(config, now)} as retention),
+      ${relinkNeighboursSql(tx.tenantId)},
       tombstones as (
         insert into memory_tombstones (tenant_id, memory_id, mind_id, category, key, reason, retention, tier, importance_score, access_count, created_at, evicted_at)
         select tenant_id, id, mind_id, category, key, 'evicted', retention, tier, importance_score, access_count, created_at, ${now}::timestamptz from rows
