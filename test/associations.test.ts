@@ -372,6 +372,41 @@ describe('associations in embedded mode (PGlite)', () => {
   }, 180_000);
 });
 
+// Episodes consolidated from a conversation (the conversation stream, the way most agents feed a
+// memory service) take their first message's place in it, so the graph links them in order (a
+// newcomer found them with no temporal_position, hence no precedes / follows, which the MCP tool
+// related_memories promises).
+describe('associations: episodes of a conversation follow each other', () => {
+  let t: TestApp;
+  afterAll(() => t?.close());
+
+  it('each episode has its place in the conversation, and consecutive ones are linked precedes / follows', async () => {
+    t = await startTestApp();
+    const a = await createTenant(t, 'assoc-episodes');
+    const said = [
+      'I adopted a grey kitten named Pixel from the shelter today',
+      'Pixel already knocked my grandmother’s vase off the bookshelf',
+      'Tomorrow I take Pixel to the vet in Harbour Street for her vaccinations',
+    ];
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 1, 9, i)).toISOString();
+    await t.http().post('/v1/conversations/chat-1/messages').set(asAgent(a))
+      .send({ messages: said.map((content, i) => ({ role: 'user', content, importance: 0.95, occurred_at: at(i) })) }).expect(201);
+    const episodes = ((await t.http().get('/v1/memory').query({ limit: 50 }).set(asAgent(a)).expect(200)).body.items as { id: string; content: string; temporal_context: string | null; temporal_position: number | null }[])
+      .filter((m) => m.temporal_context === 'conversation chat-1')
+      .sort((x, y) => (x.temporal_position ?? -1) - (y.temporal_position ?? -1));
+    expect(episodes.length).toBeGreaterThanOrEqual(2);
+    for (const e of episodes) expect(e.temporal_position).toEqual(expect.any(Number));
+    // Positions are the first messages' places: distinct, in the order said, from 0.
+    expect(new Set(episodes.map((e) => e.temporal_position)).size).toBe(episodes.length);
+    expect(episodes[0]?.temporal_position).toBe(0);
+    await t.app.get(AssociationJob).run(a.tenantId);
+    const [first, second] = episodes as [(typeof episodes)[0], (typeof episodes)[0]];
+    const gap = (second.temporal_position as number) - (first.temporal_position as number);
+    const listed = (await t.http().get(`/v1/memory/${first.id}/associations`).query({ relation: 'follows' }).set(asAgent(a)).expect(200)).body.items as Link[];
+    expect(listed.map((l) => ({ id: l.memory.id, weight: l.weight }))).toContainEqual({ id: second.id, weight: 1 / gap });
+  });
+});
+
 // A bulk import into a mind of a few thousand (a newcomer's run: 500 new memories in a mind of
 // 3,500 held embedded mode's one connection for 9.2 s): the job links it in transactions of at
 // most ASSOCIATION_PAIRS distances each, so other work gets the connection in between, and still

@@ -678,7 +678,10 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
     }, 60_000);
 
     it('applies the migration on the distributed tables: memory_associations distributed by tenant, co-located with tenants, its rows on the shards', async () => {
-      expect(applied).toEqual(['20261204000000_associations', '20261205000000_vector_search']);
+      expect(applied).toEqual(['20261204000000_associations', '20261205000000_vector_search', '20261206000000_message_order']);
+      // The messages' new index reached the shards (one index a shard on each worker).
+      const indexes = await upgraded<{ n: number }>(`select count(*)::int as n from run_command_on_workers($$select count(*) from pg_indexes where indexname like 'messages_conversation_time_idx%'$$) w where w.result::int > 0`);
+      expect(indexes).toEqual([{ n: 2 }]);
       const rows = await upgraded<{ table: string; method: string; colocation: number }>(`select logicalrelid::text as table, partmethod as method, colocationid as colocation from pg_dist_partition where logicalrelid::text in ('tenants', 'memories', 'memory_associations') order by 1`);
       expect(rows.map((r) => [r.table, r.method])).toEqual([['memories', 'h'], ['memory_associations', 'h'], ['tenants', 'h']]);
       expect(new Set(rows.map((r) => r.colocation)).size).toBe(1);

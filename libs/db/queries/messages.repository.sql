@@ -28,6 +28,27 @@ where
 returning
   "id";
 
+-- MessagesRepository.position
+select
+  (
+    select
+      count(*)::int
+    from
+      messages m
+    where
+      m.tenant_id = $1
+      and m.mind_id = $2
+      and m.conversation_id = $3
+      and (m.occurred_at, m.id) < (x.occurred_at, x.id)
+  ) as n
+from
+  messages x
+where
+  x.tenant_id = $4
+  and x.id = $5
+  and x.mind_id = $6
+  and x.conversation_id = $7;
+
 -- MessagesRepository.markProcessed
 update "messages"
 set

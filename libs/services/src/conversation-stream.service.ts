@@ -310,7 +310,9 @@ export class ConversationStream {
     }
     // A local embedder costs nothing here; a remote one is left to the backfill, outside this transaction.
     const vector = this.embedder.local ? ((await this.embedder.tryEmbed([entry.content])).vectors[0] ?? null) : null;
-    const input = { ...episodeMemory(entry, { mindId: scope.mindId, conversationId, writer: scope.writer, trigger, score: outcome.score, similar: candidates.map((c) => c.id), now, importance }), id: newId() };
+    const first = entry.message_ids[0];
+    const position = first ? await this.messages.position(tx, scope.mindId, conversationId, first) : null;
+    const input = { ...episodeMemory(entry, { mindId: scope.mindId, conversationId, writer: scope.writer, trigger, score: outcome.score, similar: candidates.map((c) => c.id), now, importance, position }), id: newId() };
     const created = await this.writer.create(tx, input, config, scope.actor, { model: this.embedder.embedder.model, vector }, { consolidated: 'episode' });
     if (created) {
       const result: ConsolidationOutcome = { ...outcome, memory_id: created.id, key: created.key, status: 'created' };

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import type { TenantTx } from '../tenant-db';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { ImportanceSource, Message } from '../schema';
@@ -33,6 +34,22 @@ export class MessagesRepository {
       .returning('id')
       .execute();
     return new Set(rows.map((r) => r.id));
+  }
+
+  /**
+   * The message's place in its conversation: how many of the conversation's messages come before
+   * it in event time (then id), 0 for the first (messages_conversation_time_idx). An episode
+   * takes its first message's place as its `temporal_position`. Null for a message not stored.
+   */
+  @GenerateSql({ params: [SAMPLE.uuid, 'c1', SAMPLE.uuid2] })
+  async position(tx: TenantTx, mindId: string, conversationId: string, messageId: string): Promise<number | null> {
+    const { rows } = await sql<{ n: number | null }>`
+      select (select count(*)::int from messages m
+              where m.tenant_id = ${tx.tenantId} and m.mind_id = ${mindId} and m.conversation_id = ${conversationId}
+                and (m.occurred_at, m.id) < (x.occurred_at, x.id)) as n
+      from messages x
+      where x.tenant_id = ${tx.tenantId} and x.id = ${messageId} and x.mind_id = ${mindId} and x.conversation_id = ${conversationId}`.execute(tx.trx);
+    return rows[0]?.n ?? null;
   }
 
   /** Records what attention made of a message. */

@@ -36,10 +36,13 @@ export function episodeKey(entryId: string): string {
  *
  * @param ctx.similar ids of the mind's memories most like it (its `similar_events`)
  * @param ctx.importance its importance when not the entry's (consolidation `episodeImportance`)
+ * @param ctx.position its first message's place in the conversation (0 for the first message):
+ *   its `temporal_position` and seed 000 `sequence_position`, so that consecutive episodes of a
+ *   conversation are linked precedes / follows (docs/design.md §6.8); null when unknown
  */
 export function episodeMemory(
   entry: SourcedStmEntry,
-  ctx: { mindId: string; conversationId: string; writer: WriterKind; trigger: ConsolidationTrigger; score: number; similar: readonly string[]; now: Date; importance?: ImportanceResult },
+  ctx: { mindId: string; conversationId: string; writer: WriterKind; trigger: ConsolidationTrigger; score: number; similar: readonly string[]; now: Date; importance?: ImportanceResult; position?: number | null },
 ): Omit<NewMemoryInput, 'id'> {
   return {
     mindId: ctx.mindId,
@@ -56,13 +59,14 @@ export function episodeMemory(
     // The newest 100 (a memory's limit): a chunk rehearsed many times holds more; the log keeps them all.
     sourceRefs: entry.message_ids.slice(-100),
     temporalContext: `conversation ${ctx.conversationId}`.slice(0, 255),
+    temporalPosition: ctx.position ?? null,
     payload: episodicPayload({
       content: entry.content,
       occurredAt: entry.entered_at,
       conversationId: ctx.conversationId,
       speakers: entry.speaker ? [entry.speaker] : [],
       importance: ctx.importance?.score ?? entry.importance,
-      sequencePosition: null,
+      sequencePosition: ctx.position ?? null,
       trigger: ctx.trigger,
       similarEvents: ctx.similar.slice(0, 3),
       semanticLinks: [...contentWords(entry.content)].slice(0, 10),
