@@ -378,10 +378,12 @@ describe('associations in embedded mode (PGlite)', () => {
 // related_memories promises).
 describe('associations: episodes of a conversation follow each other', () => {
   let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
   afterAll(() => t?.close());
 
   it('each episode has its place in the conversation, and consecutive ones are linked precedes / follows', async () => {
-    t = await startTestApp();
     const a = await createTenant(t, 'assoc-episodes');
     const said = [
       'I adopted a grey kitten named Pixel from the shelter today',
@@ -404,6 +406,33 @@ describe('associations: episodes of a conversation follow each other', () => {
     const gap = (second.temporal_position as number) - (first.temporal_position as number);
     const listed = (await t.http().get(`/v1/memory/${first.id}/associations`).query({ relation: 'follows' }).set(asAgent(a)).expect(200)).body.items as Link[];
     expect(listed.map((l) => ({ id: l.memory.id, weight: l.weight }))).toContainEqual({ id: second.id, weight: 1 / gap });
+  });
+
+  it('places run on event time (a future occurred_at is its arrival); equal places are ordered by event time, one place apart (a newcomer found them never linked)', async () => {
+    const a = await createTenant(t, 'assoc-places');
+    // Each message saved at once (the explicit save), as its own episode.
+    const post = async (content: string, extra: Record<string, unknown> = {}) => {
+      await t.http().post('/v1/conversations/chat-f/messages').set(asAgent(a)).send({ messages: [{ role: 'user', content, importance: 0.95, ...extra }] }).expect(201);
+      await t.http().post('/v1/conversations/chat-f/consolidate').set(asAgent(a)).expect(200);
+    };
+    await post('My sister Ines is moving to Porto next spring for her new job', { occurred_at: '2099-01-01T00:00:00Z' });
+    await post('The removal van for Ines is booked with Lusitania Movers');
+    const episodes = ((await t.http().get('/v1/memory').query({ limit: 50 }).set(asAgent(a)).expect(200)).body.items as { key: string; content: string; temporal_position: number | null }[])
+      .filter((m) => m.key.startsWith('episode_'));
+    expect(episodes.map((e) => [e.content.includes('sister') ? 'first' : 'second', e.temporal_position]).sort()).toEqual([['first', 0], ['second', 1]]);
+
+    // Two keyed memories given the same place, and one after them.
+    const keyed = [
+      { key: 'same_a', content: 'Checked in at the mountain lodge', occurred_at: '2026-01-01T10:00:00Z' },
+      { key: 'same_b', content: 'Rented skis and boots at the lodge shop', occurred_at: '2026-01-01T11:00:00Z' },
+      { key: 'after', content: 'First run down the blue slope', occurred_at: '2026-01-01T12:00:00Z', temporal_position: 11 },
+    ].map((m) => ({ category: 'note', temporal_context: 'ski trip', temporal_position: 10, ...m }));
+    const stored = (await t.http().post('/v1/memory/batch').set(asAgent(a)).send({ items: keyed }).expect(200)).body.items as { id: string; key: string }[];
+    const id = Object.fromEntries(stored.map((m) => [m.key, m.id]));
+    await t.app.get(AssociationJob).run(a.tenantId);
+    const follows = async (key: string) => ((await t.http().get(`/v1/memory/${id[key]}/associations`).query({ relation: 'follows' }).set(asAgent(a)).expect(200)).body.items as Link[]).filter((l) => l.direction === 'out').map((l) => [l.memory.key, l.weight]);
+    expect(await follows('same_a')).toEqual([['same_b', 1]]);
+    expect(await follows('same_b')).toEqual([['after', 1]]);
   });
 });
 

@@ -629,7 +629,7 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
     const job = () => {
       const tenantDb = new TenantDb(upgradeApp);
       const tenants = new TenantsRepository();
-      return new AssociationJob(tenantDb, new AssociationsRepository(), new RetrievalRepository(), tenants, new LifecycleSettings(tenants, new MemoriesRepository(), tenantDb));
+      return new AssociationJob(tenantDb, new AssociationsRepository(), new RetrievalRepository(), tenants, new LifecycleSettings(tenants, new MemoriesRepository(), tenantDb), { mode: 'postgres' });
     };
 
     beforeAll(async () => {

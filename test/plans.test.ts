@@ -313,7 +313,7 @@ describe('plans of the association graph', () => {
 
   it('the job finds its memories by memories_unlinked_idx and their neighbours in time by memories_temporal_idx', async () => {
     const settings = new LifecycleSettings(new TenantsRepository(), new MemoriesRepository(), tenantDb());
-    const job = new AssociationJob(tenantDb(), associations, new RetrievalRepository(), new TenantsRepository(), settings);
+    const job = new AssociationJob(tenantDb(), associations, new RetrievalRepository(), new TenantsRepository(), settings, { mode: 'postgres' });
     // As for the sweeps: at this size a sequential scan is cheapest; priced out, the plans show
     // the index paths a large mind takes.
     await kysely.executeQuery(CompiledQuery.raw(`select set_config('enable_seqscan', 'off', false)`));

@@ -52,7 +52,8 @@ from
           id,
           embedding,
           temporal_context,
-          temporal_position
+          temporal_position,
+          occurred_at
         from
           memories
         where
@@ -171,11 +172,13 @@ from
           rn <= $15
           and 1 - d >= $16::float8
         union all
+        -- Equal positions (a message that arrived late with an earlier time, two imports of one
+        -- place) are ordered by event time, then id, one position apart at most.
         select
           s.id,
           p.id,
           'precedes',
-          1.0 / (s.temporal_position - p.temporal_position),
+          1.0 / greatest(1, s.temporal_position - p.temporal_position),
           null
         from
           src s
@@ -189,9 +192,15 @@ from
               m.tenant_id = $17
               and m.mind_id = $18
               and m.temporal_context = s.temporal_context
-              and m.temporal_position < s.temporal_position
+              and m.temporal_position <= s.temporal_position
+              and (
+                m.temporal_position < s.temporal_position
+                or (m.occurred_at, m.id) < (s.occurred_at, s.id)
+              )
             order by
-              m.temporal_position desc
+              m.temporal_position desc,
+              m.occurred_at desc,
+              m.id desc
             limit
               1
           ) p
@@ -202,7 +211,7 @@ from
           s.id,
           f.id,
           'follows',
-          1.0 / (f.temporal_position - s.temporal_position),
+          1.0 / greatest(1, f.temporal_position - s.temporal_position),
           null
         from
           src s
@@ -216,9 +225,15 @@ from
               m.tenant_id = $19
               and m.mind_id = $20
               and m.temporal_context = s.temporal_context
-              and m.temporal_position > s.temporal_position
+              and m.temporal_position >= s.temporal_position
+              and (
+                m.temporal_position > s.temporal_position
+                or (m.occurred_at, m.id) > (s.occurred_at, s.id)
+              )
             order by
-              m.temporal_position
+              m.temporal_position,
+              m.occurred_at,
+              m.id
             limit
               1
           ) f

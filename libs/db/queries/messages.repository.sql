@@ -39,7 +39,7 @@ select
       m.tenant_id = $1
       and m.mind_id = $2
       and m.conversation_id = $3
-      and (m.occurred_at, m.id) < (x.occurred_at, x.id)
+      and (least(m.occurred_at, m.received_at), m.id) < (least(x.occurred_at, x.received_at), x.id)
   ) as n
 from
   messages x

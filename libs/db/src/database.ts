@@ -6,7 +6,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { Logger } from '@nestjs/common';
 import { CompactContentPlugin } from './compact-content';
 import { DataDirLockedError, lockDataDir } from './data-dir-lock';
-import { CompiledQuery, Kysely, PostgresDialect, sql, type DatabaseConnection } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, sql, type DatabaseConnection, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { Pool } from 'pg';
 import { PREPARED_OPTIONS, PreparingClient } from './prepared';
 import type { AppConfig } from '@engram/config';
@@ -81,6 +81,36 @@ async function becomeAppRole(connection: DatabaseConnection): Promise<void> {
 }
 
 /**
+ * A pool of PGlite connections whose every statement first lets the event loop turn
+ * (`setImmediate`). PGlite runs each statement in the API's own thread and answers without I/O,
+ * so the statements of a background job, chained by promises, ran back to back and no request
+ * was even read meanwhile (a newcomer: `/health/live` answered after 106 s while the association
+ * job linked 3,000 memories). Yielding bounds a request's wait by the longest single statement.
+ */
+function yieldingPool(pool: Pool): PostgresPool {
+  const wrapped = new WeakMap<object, PostgresPoolClient>();
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  return {
+    connect: async () => {
+      const client = await pool.connect();
+      let facade = wrapped.get(client);
+      if (!facade) {
+        facade = {
+          query: (async (text: string, parameters: ReadonlyArray<unknown>) => {
+            await turn();
+            return client.query(text, parameters as unknown[]);
+          }) as unknown as PostgresPoolClient['query'],
+          release: (destroy?: boolean) => client.release(destroy),
+        };
+        wrapped.set(client, facade);
+      }
+      return facade;
+    },
+    end: () => pool.end(),
+  };
+}
+
+/**
  * Opens Postgres at `DATABASE_URL`, or embedded PGlite (with pgvector) under
  * `ENGRAM_DATA_DIR/pg` when it is unset; embedded mode applies pending migrations first,
  * as the owner, before switching to the app role.
@@ -138,7 +168,7 @@ export async function openDatabase(config: AppConfig): Promise<DatabaseHandle> {
     await owner.destroy();
   }
   const db = new Kysely<DB>({
-    dialect: new PostgresDialect({ pool: new Pool(createPgConfig(lite)), onCreateConnection: becomeAppRole }),
+    dialect: new PostgresDialect({ pool: yieldingPool(new Pool(createPgConfig(lite))), onCreateConnection: becomeAppRole }),
     plugins: [new CompactContentPlugin()],
   });
   const handle: DatabaseHandle = {

@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { AssociationsRepository, RetrievalRepository, TenantDb, TenantsRepository, type TenantTx } from '@engram/db';
+import { Inject, Injectable } from '@nestjs/common';
+import { AssociationsRepository, DATABASE_HANDLE, RetrievalRepository, TenantDb, TenantsRepository, type DatabaseHandle, type TenantTx } from '@engram/db';
 import { namedThings, type LifecycleConfig } from '@engram/memory';
 import { QueueName } from '@engram/queues';
 import { LifecycleSettings } from '@engram/services';
@@ -13,11 +13,13 @@ export const ASSOCIATION_BATCH = 200;
 
 /**
  * Distances one transaction's exact similarity pass computes at most (sources × mind size), so
- * that a bulk import into a mind of a few thousand does not hold a connection for seconds:
- * embedded mode has one, and every request waited behind a batch of 200 × 3,500 pairs (a
- * newcomer measured 9.2 s for 500 new memories in a mind of 3,500).
+ * that a bulk import into a mind of a few thousand does not hold a connection for seconds: a
+ * newcomer measured 9.2 s for 500 new memories in a mind of 3,500 on embedded mode's one
+ * connection. Embedded mode's PGlite computes them in WebAssembly in the API's own thread, about
+ * ten times slower, and every request waits for the statement: a tenth of the budget there.
  */
 export const ASSOCIATION_PAIRS = 200_000;
+export const EMBEDDED_ASSOCIATION_PAIRS = 20_000;
 
 /**
  * How many of a mind's waiting memories one transaction links: all of them when the mind is
@@ -50,6 +52,7 @@ export class AssociationJob implements TenantJob {
     private readonly retrieval: RetrievalRepository,
     private readonly tenants: TenantsRepository,
     private readonly settings: LifecycleSettings,
+    @Inject(DATABASE_HANDLE) private readonly database: Pick<DatabaseHandle, 'mode'>,
   ) {}
 
   async run(tenantId: string): Promise<JobReport> {
@@ -85,7 +88,8 @@ export class AssociationJob implements TenantJob {
       const exact = mindSize < config.retrieval.exact_scan_below;
       const scan = exact ? ({ exact: true } as const) : ({ exact: false, efSearch: config.retrieval.ef_search } as const);
       // The rest of a large mind's batch waits for the next transaction (the next batch finds it first: id order).
-      const sources = memories.slice(0, linkBudget(memories.length, mindSize, exact)).map((m) => ({ id: m.id, names: namedThings(m.content, m.tags) }));
+      const pairs = this.database.mode === 'embedded' ? EMBEDDED_ASSOCIATION_PAIRS : ASSOCIATION_PAIRS;
+      const sources = memories.slice(0, linkBudget(memories.length, mindSize, exact, pairs)).map((m) => ({ id: m.id, names: namedThings(m.content, m.tags) }));
       links += await this.associations.link(tx, mindId, sources, config, { scan, mindSize });
       linked += sources.length;
     }

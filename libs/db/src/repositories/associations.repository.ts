@@ -158,7 +158,7 @@ export class AssociationsRepository {
       select o.id, ${mindId}, l.source, l.target, l.relation, least(1, greatest(0, l.weight)), l.via
       from tenants o cross join (
         with src as (
-          select id, embedding, temporal_context, temporal_position from memories
+          select id, embedding, temporal_context, temporal_position, occurred_at from memories
           where tenant_id = ${t} and mind_id = ${mindId} and id = any(${ids}::uuid[])),
         -- Referenced by the exact pass only (an unreferenced CTE is not run).
         src_vectors as materialized (select id, l2_normalize(embedding) as v from src where embedding is not null),
@@ -180,18 +180,22 @@ export class AssociationsRepository {
         links as (
           ${similar}
           union all
-          select s.id, p.id, 'precedes', 1.0 / (s.temporal_position - p.temporal_position), null
+          -- Equal positions (a message that arrived late with an earlier time, two imports of one
+          -- place) are ordered by event time, then id, one position apart at most.
+          select s.id, p.id, 'precedes', 1.0 / greatest(1, s.temporal_position - p.temporal_position), null
           from src s cross join lateral (
             select m.id, m.temporal_position from memories m
-            where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.temporal_context = s.temporal_context and m.temporal_position < s.temporal_position
-            order by m.temporal_position desc limit 1) p
+            where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.temporal_context = s.temporal_context and m.temporal_position <= s.temporal_position
+              and (m.temporal_position < s.temporal_position or (m.occurred_at, m.id) < (s.occurred_at, s.id))
+            order by m.temporal_position desc, m.occurred_at desc, m.id desc limit 1) p
           where s.temporal_context is not null
           union all
-          select s.id, f.id, 'follows', 1.0 / (f.temporal_position - s.temporal_position), null
+          select s.id, f.id, 'follows', 1.0 / greatest(1, f.temporal_position - s.temporal_position), null
           from src s cross join lateral (
             select m.id, m.temporal_position from memories m
-            where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.temporal_context = s.temporal_context and m.temporal_position > s.temporal_position
-            order by m.temporal_position limit 1) f
+            where m.tenant_id = ${t} and m.mind_id = ${mindId} and m.temporal_context = s.temporal_context and m.temporal_position >= s.temporal_position
+              and (m.temporal_position > s.temporal_position or (m.occurred_at, m.id) > (s.occurred_at, s.id))
+            order by m.temporal_position, m.occurred_at, m.id limit 1) f
           where s.temporal_context is not null
           union all
           select source, target, 'shares_entity', weight, name from (

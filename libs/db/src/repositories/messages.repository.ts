@@ -38,7 +38,10 @@ export class MessagesRepository {
 
   /**
    * The message's place in its conversation: how many of the conversation's messages come before
-   * it in event time (then id), 0 for the first (messages_conversation_time_idx). An episode
+   * it in event time, `min(occurred_at, arrival)` as the stream runs on (then id), 0 for the
+   * first (the conversation's range of messages_conversation_time_idx). Counted once, when its
+   * episode is made: a message that arrives later with an earlier time takes a place already
+   * given, and the graph orders equal places by event time. An episode
    * takes its first message's place as its `temporal_position`. Null for a message not stored.
    */
   @GenerateSql({ params: [SAMPLE.uuid, 'c1', SAMPLE.uuid2] })
@@ -46,7 +49,7 @@ export class MessagesRepository {
     const { rows } = await sql<{ n: number | null }>`
       select (select count(*)::int from messages m
               where m.tenant_id = ${tx.tenantId} and m.mind_id = ${mindId} and m.conversation_id = ${conversationId}
-                and (m.occurred_at, m.id) < (x.occurred_at, x.id)) as n
+                and (least(m.occurred_at, m.received_at), m.id) < (least(x.occurred_at, x.received_at), x.id)) as n
       from messages x
       where x.tenant_id = ${tx.tenantId} and x.id = ${messageId} and x.mind_id = ${mindId} and x.conversation_id = ${conversationId}`.execute(tx.trx);
     return rows[0]?.n ?? null;
