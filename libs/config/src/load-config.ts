@@ -9,8 +9,9 @@ export class ConfigError extends Error {
 }
 
 /**
- * Parses the environment into the typed config. Empty strings count as unset, so a blank
- * `DATABASE_URL=` in a .env file means embedded mode rather than an error.
+ * Parses the environment into the typed config. Empty and whitespace-only strings count as
+ * unset, so a blank `DATABASE_URL=` in a .env file means embedded mode rather than an error, and
+ * `FORGETTING_INTERVAL_MS=" "` is the default, not 0 (off).
  *
  * @param options.issuesTokens false for a process that signs no JWTs (the worker): JWT_SECRET is
  *   then not required in production
@@ -19,7 +20,8 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { issuesTokens?: boolean } = {}): AppConfig {
   const cleaned: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value !== undefined && value !== '' && name !== 'ENGRAM_ISSUES_TOKENS') cleaned[name] = value;
+    // Blank counts as unset: a number read from " " would be 0, which turns a job off silently.
+    if (value !== undefined && value.trim() !== '' && name !== 'ENGRAM_ISSUES_TOKENS') cleaned[name] = value;
   }
   cleaned['ENGRAM_ISSUES_TOKENS'] = options.issuesTokens ?? true;
   const parsed = configSchema.safeParse(cleaned);
