@@ -114,7 +114,7 @@ export const configSchema = z
      * Embedded mode only: how often the tables are checked for what PostgreSQL's autovacuum would
      * do (VACUUM, ANALYZE), which PGlite never runs (ms); 0 turns it off.
      */
-    EMBEDDED_VACUUM_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(10_000),
+    EMBEDDED_VACUUM_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(5_000),
     /** How often systems consolidation runs (ms); 0 turns it off. */
     SYSTEMS_CONSOLIDATION_INTERVAL_MS: z.coerce.number().int().min(0).max(604_800_000).default(86_400_000),
     /** How often pending embeddings are retried in the background (ms); 0 turns it off. */

@@ -4,7 +4,7 @@ import type { DatabaseHandle } from './database';
 import { DATABASE_HANDLE } from './db-handle';
 
 /**
- * Embedded mode's autovacuum (docs/design.md §8): every `EMBEDDED_VACUUM_INTERVAL_MS` (10 s: the check is a catalog read,
+ * Embedded mode's autovacuum (docs/design.md §8): every `EMBEDDED_VACUUM_INTERVAL_MS` (5 s: the check is a catalog read,
  * and a bulk import's searches were planned without statistics until it ran),
  * the tables PostgreSQL's autovacuum would vacuum or analyze are (libs/db `autovacuumSql`, its
  * default thresholds). PGlite runs no background workers: without this an embedded database is
