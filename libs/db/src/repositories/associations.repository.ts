@@ -85,6 +85,21 @@ const LINK = { scan: { exact: true } as const, mindSize: 600 };
  * mind, kept in `memory_associations`, built by libs/jobs AssociationJob with the rules of
  * libs/memory associations.ts, followed by search (RetrievalRepository) and listed by the API.
  */
+/**
+ * A CTE (`relinked`) for a statement whose CTE `rows` deletes memories (returning `id`): the
+ * memories whose own `precedes` / `follows` link points at a deleted one are marked unlinked, so
+ * the association job links them to the nearest memory in time that is left (docs/design.md
+ * §6.8). Every sub-statement sees the links as they were before the delete's cascade. Links of
+ * other relations are only removed: a memory keeps its other similar ones and names.
+ */
+export function relinkNeighboursSql(tenantId: string) {
+  return sql`relinked as (
+        update memories set associated_at = null
+        where tenant_id = ${tenantId} and associated_at is not null and id in (
+          select a.memory_id from memory_associations a
+          where a.tenant_id = ${tenantId} and a.target_id in (select id from rows) and a.relation in ('precedes', 'follows')))`;
+}
+
 @Injectable()
 export class AssociationsRepository {
   /**

@@ -5,6 +5,7 @@ import { accessAssignmentSql, expiredSql, notExpiredSql } from '../lifecycle-sql
 import { memoryFilterSql, type MemoryFilter } from '../memory-filter';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { TenantTx } from '../tenant-db';
+import { relinkNeighboursSql } from './associations.repository';
 import { PREPARED } from '../prepared';
 import { ACCESS_STATE_COLUMNS, MEMORY_COLUMNS, type AccessState, type LayerTierCount, type MemoryIdentity, type MemoryRow } from '../memory-row';
 import type { MemoryUpdate, NewMemory } from '../schema';
@@ -23,21 +24,6 @@ const M = SAMPLE.uuid;
  */
 /** Recall's order of priorities (seed 002 "회상 동작"). */
 const PRIORITY_ORDER: readonly MemoryPriority[] = ['critical', 'high', 'normal', 'low'];
-
-/**
- * A CTE (`relinked`) for a statement whose CTE `rows` deletes memories (returning `id`): the
- * memories whose own `precedes` / `follows` link points at a deleted one are marked unlinked, so
- * the association job links them to the nearest memory in time that is left (docs/design.md
- * §6.8). Every sub-statement sees the links as they were before the delete's cascade. Links of
- * other relations are only removed: a memory keeps its other similar ones and names.
- */
-export function relinkNeighboursSql(tenantId: string) {
-  return sql`relinked as (
-        update memories set associated_at = null
-        where tenant_id = ${tenantId} and associated_at is not null and id in (
-          select a.memory_id from memory_associations a
-          where a.tenant_id = ${tenantId} and a.target_id in (select id from rows) and a.relation in ('precedes', 'follows')))`;
-}
 
 @Injectable()
 export class MemoriesRepository {

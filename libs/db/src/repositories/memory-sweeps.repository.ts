@@ -5,7 +5,7 @@ import { outboxCte } from '../webhook-events';
 import { evictableSql, expiredSql, leavesVectorIndexSql, movesToNeocortexSql, notExpiredSql, retentionNowSql, softForgettableSql, tierSql } from '../lifecycle-sql';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import type { TenantTx } from '../tenant-db';
-import { relinkNeighboursSql } from './memories.repository';
+import { relinkNeighboursSql } from './associations.repository';
 
 /** An episode as generalisation reads it (libs/memory `Episode`). */
 export interface EpisodeRow {
