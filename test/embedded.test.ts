@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { sql } from 'kysely';
 import request from 'supertest';
-import { DATABASE, EmbeddedVacuum, openDatabase } from '@engram/db';
+import { DATABASE, EmbeddedVacuum, TenantDb, openDatabase, vectorLiteral } from '@engram/db';
+import { HashingEmbedder } from '@engram/embeddings';
 import { loadConfig } from '@engram/config';
 import { createApp } from '../apps/api/src/create-app';
 
@@ -107,6 +108,35 @@ describe('embedded mode (PGlite)', () => {
     const again = await http.post('/v1/tenant/import').set(ndjson).send(file).expect(200);
     expect(again.body).toMatchObject({ minds: { matched: 1 }, memories: { created: 0, updated: 0, unchanged: 600 }, versions: { created: 0 } });
   });
+
+  // Embedded mode compares vectors widened to single precision (WebAssembly has no F16C): the
+  // same neighbours at the same distances as pgvector's halfvec arithmetic on the stored values.
+  it('finds the same nearest memories at the same distances as halfvec arithmetic', async () => {
+    const http = request(app.getHttpServer());
+    const reg = await http.post('/v1/auth/register').send({ email: 'vectors@example.test', password: 'embedded secret', tenant_name: 'Vectors' }).expect(201);
+    const owner = { Authorization: `Bearer ${reg.body.token}` };
+    const mind = await http.post('/v1/minds').set(owner).send({ name: 'vectors' }).expect(201);
+    const who = ['Anna', 'Bao', 'Chidi', 'Dana', 'Emil'];
+    const did = ['adopted a dog', 'ran a marathon', 'painted the kitchen', 'started a pottery class', 'visited Lisbon', 'lost her keys'];
+    const when = ['on Monday', 'last spring', 'in 2019', 'after work'];
+    const items = who.flatMap((w) => did.flatMap((d) => when.map((t) => `${w} ${d} ${t}`))).map((content, i) => ({ category: 'note', key: `n${i}`, content }));
+    await http.post('/v1/memory/batch').set({ ...owner, 'X-Mind-Id': mind.body.id }).send({ items }).expect(200);
+    const q = 'who went to Lisbon last spring';
+    const res = await http.get('/v1/memory/search').query({ q, mode: 'vector', explain: true, limit: 10 }).set({ ...owner, 'X-Mind-Id': mind.body.id }).expect(200);
+    const { rows: reference } = await app.get(TenantDb).run(reg.body.tenant.id, async (tx) =>
+      (
+        await sql<{ id: string; d: number }>`
+        select id::text as id, (embedding <=> ${vectorLiteral(new HashingEmbedder().embedOne(q))}::halfvec)::float8 as d
+        from memories where mind_id = ${mind.body.id} order by d, id desc limit 10`.execute(tx.trx)
+      ),
+    );
+    const byRank = [...res.body.items].filter((h) => h.explain.vector.rank !== null).sort((a, b) => a.explain.vector.rank - b.explain.vector.rank);
+    expect(byRank.length).toBeGreaterThan(5);
+    expect(byRank[0].id).toBe(reference[0]!.id);
+    const distance = new Map(reference.map((r) => [r.id, r.d]));
+    for (const hit of byRank) if (distance.has(hit.id)) expect(Math.abs(hit.explain.vector.distance - (distance.get(hit.id) as number))).toBeLessThan(1e-6);
+    expect(byRank.filter((h) => distance.has(h.id)).length).toBeGreaterThan(5);
+  }, 60_000);
 
   it("analyzes and vacuums as PostgreSQL's autovacuum would, which PGlite never does, and goes back to the app role", async () => {
     const db = app.get(DATABASE);

@@ -1,9 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { sql, type RawBuilder } from 'kysely';
 import type { GeneralisationLink, LifecycleConfig, LinkRelation, MemoryCategory, MemoryType } from '@engram/memory';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import { setLocal, type TenantTx } from '../tenant-db';
-import { nearestSql } from './retrieval-sql';
+import type { DatabaseHandle } from '../database';
+import { DATABASE_HANDLE } from '../db-handle';
+import { nearestSql, vectorArithmetic, type VectorArithmetic } from './retrieval-sql';
 import type { VectorScan } from './retrieval.repository';
 
 /** A memory whose links are to be built (what the rules need of it). */
@@ -102,6 +104,14 @@ export function relinkNeighboursSql(tenantId: string) {
 
 @Injectable()
 export class AssociationsRepository {
+  /** How the similarity pass computes distances on this database (retrieval-sql `nearestSql`). */
+  private readonly arithmetic: VectorArithmetic;
+
+  /** @param database its mode chooses the vector arithmetic; absent: PostgreSQL's */
+  constructor(@Optional() @Inject(DATABASE_HANDLE) database?: Pick<DatabaseHandle, 'mode'>) {
+    this.arithmetic = vectorArithmetic(database?.mode);
+  }
+
   /**
    * Up to `limit` memories whose links are to be built: new or changed content
    * (`associated_at` null) that has its vector, or will not get one. Locked (skipping locked
@@ -147,6 +157,8 @@ export class AssociationsRepository {
     const cap = Math.max(2, Math.floor(a.entity_max_share * n));
     await sql`delete from memory_associations where tenant_id = ${t} and memory_id = any(${ids}::uuid[])`.execute(tx.trx);
     if (!options.scan.exact) await setLocal(tx, { 'hnsw.ef_search': options.scan.efSearch, 'hnsw.iterative_scan': 'relaxed_order' });
+    // The exact pass compares as nearestSql's scans do on this database: widened in embedded mode.
+    const stored = this.arithmetic === 'vector' ? sql`embedding::vector` : sql`embedding`;
     const similar = options.scan.exact
       ? // Each vector read once (the CTEs below): a stored vector is TOAST (3 KB), and a join of
         // the stored vectors detoasted the mind's again for every source (92,000 buffer reads for
@@ -161,7 +173,7 @@ export class AssociationsRepository {
         where rn <= ${a.per_relation} and 1 - d >= ${a.similar_min}::float8`
       : sql`
         select s.id as source, n.id as target, 'similar_to'::text as relation, 1 - n.score as weight, null::text as via
-        from src s cross join lateral (${nearestSql(t, mindId, sql`s.embedding`, sql`id <> s.id`, a.per_relation, false)}) n
+        from src s cross join lateral (${nearestSql(t, mindId, sql`s.embedding`, sql`id <> s.id`, a.per_relation, false, this.arithmetic)}) n
         where s.embedding is not null and 1 - n.score >= ${a.similar_min}::float8`;
     // On Citus this is one router query on the tenant's shards only in this shape: tenant_id
     // taken from a co-located table's distribution column (the tenant's row, a primary-key
@@ -176,9 +188,9 @@ export class AssociationsRepository {
           select id, embedding, temporal_context, temporal_position, occurred_at from memories
           where tenant_id = ${t} and mind_id = ${mindId} and id = any(${ids}::uuid[])),
         -- Referenced by the exact pass only (an unreferenced CTE is not run).
-        src_vectors as materialized (select id, l2_normalize(embedding) as v from src where embedding is not null),
+        src_vectors as materialized (select id, l2_normalize(${stored}) as v from src where embedding is not null),
         mind_vectors as materialized (
-          select id, l2_normalize(embedding) as v from memories where tenant_id = ${t} and mind_id = ${mindId} and embedding is not null),
+          select id, l2_normalize(${stored}) as v from memories where tenant_id = ${t} and mind_id = ${mindId} and embedding is not null),
         names as (select x.source, x.name from unnest(${pairs.map((p) => p[0])}::uuid[], ${pairs.map((p) => p[1])}::text[]) as x(source, name)),
         -- Each distinct name looked up once (a name is often in several memories of a batch),
         -- materialised: inlined, the look-up ran again for every mention of its ids below.

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { bm25Idf, hangulPrefix } from '@engram/memory';
 import { memoryFilterSql, type MemoryFilter } from '../memory-filter';
+import type { DatabaseMode } from '../database';
 import type { TenantTx } from '../tenant-db';
 import { vectorLiteral } from '../vectors';
 import type { RetrievalQuery } from './retrieval.repository';
@@ -54,26 +55,55 @@ export function textSql(tx: TenantTx, mindId: string, match: { sql: RawBuilder<u
  * `configureScan`), beside an exact scan of the mind's memories not in it yet
  * (`memories_unindexed_idx`: written before the mind grew large, until the tiering sweep puts
  * them in). docs/design.md §6.1.
+ *
+ * `arithmetic`: how the scans that compare every row compute a distance. `halfvec` (PostgreSQL):
+ * on the stored half-precision values, which native pgvector converts with the CPU's F16C
+ * instructions. `vector` (embedded PGlite): both sides widened to single precision first, the
+ * same values, so the same distances up to the order of the sum; WebAssembly has no F16C, and
+ * there the widened comparison measured 4.0 against 7.1 ms over a 419-memory mind, while on native
+ * PostgreSQL it is the slower one (3.4 against 0.85 ms over 2,000 rows; bench/RESULTS.md,
+ * "Vectors widened in WebAssembly"). The HNSW branch compares as the index does, halfvec.
  */
-export function nearestSql(tenantId: string, mindId: string, query: RawBuilder<unknown>, where: RawBuilder<unknown>, limit: number, exact: boolean) {
+export function nearestSql(
+  tenantId: string,
+  mindId: string,
+  query: RawBuilder<unknown>,
+  where: RawBuilder<unknown>,
+  limit: number,
+  exact: boolean,
+  arithmetic: VectorArithmetic = 'halfvec',
+) {
   const mind = sql`tenant_id = ${tenantId} and mind_id = ${mindId} and embedding is not null and ${where}`;
-  const columns = sql`id, temporal_context, temporal_position, (embedding <=> ${query})::float8 as score`;
+  const distance = arithmetic === 'vector' ? sql`(embedding::vector <=> (${query})::vector)` : sql`(embedding <=> ${query})`;
+  const scanned = sql`id, temporal_context, temporal_position, ${distance}::float8 as score`;
   if (exact) {
     // OFFSET 0 keeps the ordering out of the subquery, so the planner cannot answer it with the
     // index (an ORDER BY the distance alone can be, cast or not): every memory of the mind is compared.
     return sql`
-      select * from (select ${columns} from memories where ${mind} offset 0) exact
+      select * from (select ${scanned} from memories where ${mind} offset 0) exact
       order by score, id desc limit ${limit}`;
   }
+  const indexed = sql`id, temporal_context, temporal_position, (embedding <=> ${query})::float8 as score`;
   return sql`
     select * from (
-      (select ${columns} from memories where ${mind} and vector_indexed order by embedding <=> ${query} limit ${limit})
+      (select ${indexed} from memories where ${mind} and vector_indexed order by embedding <=> ${query} limit ${limit})
       union all
-      (select * from (select ${columns} from memories where ${mind} and not vector_indexed offset 0) unindexed order by score, id desc limit ${limit})) nearest
+      (select * from (select ${scanned} from memories where ${mind} and not vector_indexed offset 0) unindexed order by score, id desc limit ${limit})) nearest
     order by score, id desc limit ${limit}`;
 }
 
+/**
+ * How a scan of every row computes a cosine distance ({@link nearestSql}): on the stored halfvec
+ * values (native PostgreSQL), or widened to `vector` (embedded PGlite, WebAssembly).
+ */
+export type VectorArithmetic = 'halfvec' | 'vector';
+
+/** The arithmetic that is faster on a database of this mode ({@link nearestSql}). */
+export function vectorArithmetic(mode: DatabaseMode | undefined): VectorArithmetic {
+  return mode === 'embedded' ? 'vector' : 'halfvec';
+}
+
 /** {@link nearestSql} for the query's vector and a search's filter. */
-export function vectorSql(tx: TenantTx, mindId: string, query: readonly number[], filter: MemoryFilter, limit: number, exact: boolean) {
-  return nearestSql(tx.tenantId, mindId, sql`${vectorLiteral(query)}::halfvec`, memoryFilterSql(filter), limit, exact);
+export function vectorSql(tx: TenantTx, mindId: string, query: readonly number[], filter: MemoryFilter, limit: number, exact: boolean, arithmetic: VectorArithmetic = 'halfvec') {
+  return nearestSql(tx.tenantId, mindId, sql`${vectorLiteral(query)}::halfvec`, memoryFilterSql(filter), limit, exact, arithmetic);
 }

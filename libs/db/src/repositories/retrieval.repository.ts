@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { sql, type RawBuilder } from 'kysely';
 import { MATCH_BUDGET, STATS_SAMPLE, hangulPrefix, matchLexemes, type AssociationRelation, type LifecycleConfig, type MemoryPriority, type TextStats } from '@engram/memory';
 import { retentionNowSql } from '../lifecycle-sql';
@@ -7,7 +7,9 @@ import { PREPARED } from '../prepared';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import { setLocal, type TenantTx } from '../tenant-db';
 import { linksBothWays } from './associations.repository';
-import { textSql, vectorSql } from './retrieval-sql';
+import type { DatabaseHandle } from '../database';
+import { DATABASE_HANDLE } from '../db-handle';
+import { textSql, vectorArithmetic, vectorSql, type VectorArithmetic } from './retrieval-sql';
 
 /**
  * How the query finds memories: full text with `any` word (ranked) or `all` in web-search syntax,
@@ -101,6 +103,14 @@ const AROUND = { minVectorSimilarity: 0.1, reach: 2, retention: { config: SAMPLE
  */
 @Injectable()
 export class RetrievalRepository {
+  /** How exact vector scans compute distances on this database (retrieval-sql `nearestSql`). */
+  private readonly arithmetic: VectorArithmetic;
+
+  /** @param database its mode chooses the vector arithmetic; absent: PostgreSQL's */
+  constructor(@Optional() @Inject(DATABASE_HANDLE) database?: Pick<DatabaseHandle, 'mode'>) {
+    this.arithmetic = vectorArithmetic(database?.mode);
+  }
+
   /** Memories of the mind (for choosing exact or indexed vector search, and BM25's n). */
   @GenerateSql({ params: [M] })
   async mindSize(tx: TenantTx, mindId: string): Promise<number> {
@@ -238,7 +248,7 @@ export class RetrievalRepository {
     }
     if (query.vector) {
       await this.configureScan(tx, options.scan);
-      branches.push(sql`select 'vector' as branch, v.id, v.temporal_context, v.temporal_position, v.score from (${vectorSql(tx, mindId, query.vector, filter, limit, options.scan.exact)}) v
+      branches.push(sql`select 'vector' as branch, v.id, v.temporal_context, v.temporal_position, v.score from (${vectorSql(tx, mindId, query.vector, filter, limit, options.scan.exact, this.arithmetic)}) v
         where 1 - v.score >= ${options.minVectorSimilarity}::float8`);
     }
     const text: TextHit[] = [];
