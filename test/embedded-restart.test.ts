@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApps, freePort, spawnService, type ChildService } from './support/child-service';
+import { buildApps, freePort, spawnService, waitFor, type ChildService } from './support/child-service';
 import { NO_SCHEDULES } from './support/env';
 
 // Embedded mode (PGlite) locks its data directory so that one process at a time uses it. A
@@ -55,6 +55,12 @@ describe('embedded mode after a crash', () => {
     expect(Date.now() - killedAt).toBeLessThan(15_000);
     const me = await fetch(`${url}/v1/auth/me`, { headers: { Authorization: `Bearer ${token}` } });
     expect(me.status).toBe(200);
+    // A refused request's log line (warn) names it and its status, not its headers or credential.
+    const refused = await fetch(`${url}/v1/memory/search?q=budget`, { headers: { Authorization: 'Bearer forged-credential-0451' } });
+    expect(refused.status).toBe(401);
+    const line = await waitForLine(second, '/v1/memory/search?q=budget');
+    expect(JSON.parse(line)).toMatchObject({ req: { method: 'GET', url: '/v1/memory/search?q=budget' }, res: { statusCode: 401 } });
+    expect(line).not.toMatch(/forged-credential|authorization|user-agent|headers/i);
 
     const third = start();
     expect(await third.exited()).toEqual({ code: 1, signal: null });
@@ -62,3 +68,8 @@ describe('embedded mode after a crash', () => {
     expect((await fetch(`${url}/health/ready`)).status).toBe(200);
   });
 });
+
+/** The first line of the service's output that contains `text` (waits up to 5 s for it). */
+function waitForLine(service: ChildService, text: string): Promise<string> {
+  return waitFor(`a log line with ${text}`, async () => service.output.split('\n').find((l) => l.includes(text)), 5_000, 50);
+}

@@ -89,6 +89,17 @@ export class AppModule implements NestModule {
               return id;
             },
             redact: ['req.headers.authorization', 'req.headers.cookie'],
+            // A request's line names it, not its headers (a newcomer: every 4xx logged all of
+            // them at warn); `debug` and `trace` keep pino's full request and response, redacted.
+            ...(config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace'
+              ? {}
+              : {
+                  wrapSerializers: false,
+                  serializers: {
+                    req: (req: IncomingMessage & { id?: unknown; originalUrl?: string }) => ({ id: req.id, method: req.method, url: req.originalUrl ?? req.url }),
+                    res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
+                  },
+                }),
             customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
           },
         }),
