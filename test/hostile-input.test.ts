@@ -1,4 +1,7 @@
 import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
+import { websearchText } from '@engram/memory';
+import { ownerQuery } from './support/test-db';
 import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
 // Inputs a newcomer found to crash or bend the API: each must answer 4xx naming the field and
@@ -86,6 +89,32 @@ describe('hostile input', () => {
     await t.http().post(`/v1/minds/${f.mindId}/keys`).set(owner()).send({ name: 'k\u0000' }).expect(400);
     const reg = await t.http().post('/v1/auth/register').send({ email: 'nul@example.test', password: 'long enough', tenant_name: 'X\u0000' }).expect(400);
     expect(fieldsOf(reg.body)).toEqual(['tenant_name']);
+  });
+
+  // PostgreSQL's web-search parser stacks one operator per `-` and failed past 32 in a row
+  // ("tsquery stack too small"): a newcomer's 500. Runs of exclusions are reduced to their parity.
+  it.each([['-'.repeat(33)], ['- '.repeat(33)], ['(-'.repeat(100)], ['!-'.repeat(40)], [`${'-'.repeat(33)} deployment`]])(
+    'mode=all with a run of exclusions (%s): 200, not a 500',
+    async (q) => {
+      await t.http().get('/v1/memory/search').query({ q, mode: 'all' }).set(asAgent(f)).expect(200);
+    },
+  );
+
+  it('reducing runs of exclusions keeps what a web-search query matches, and never fails to parse', async () => {
+    const query = ownerQuery(t.db);
+    const docs = ['cat', 'dog', 'cat and dog', 'a bird or two', '서울 고양이', '2026 plans'];
+    const matches = `select coalesce(array_agg(d order by d) filter (where to_tsvector('english', d) @@ websearch_to_tsquery('english', $1)), '{}') as m
+                     from unnest($2::text[]) d`;
+    const alphabet = fc.constantFrom('-', '-', ' ', '(', '!', '"', 'cat', 'dog', 'or', '고양이', '2026', ')', 'x-');
+    await fc.assert(
+      fc.asyncProperty(fc.array(alphabet, { maxLength: 60 }).map((a) => a.join('')), async (q) => {
+        const after = await query<{ m: string[] }>(matches, [websearchText(q), docs]);
+        const before = await query<{ m: string[] }>(matches, [q, docs]).catch((e: Error) => e);
+        if (!(before instanceof Error)) expect(after[0]!.m).toEqual(before[0]!.m);
+        else expect(before.message).toBe('tsquery stack too small');
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('NUL in a query parameter: 400 naming it', async () => {

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { MemoryCategory, MemoryLayer, MemoryPriority, MemoryTier, MemoryType } from '@engram/memory';
+import { websearchText, type MemoryCategory, type MemoryLayer, type MemoryPriority, type MemoryTier, type MemoryType } from '@engram/memory';
 import { notExpiredSql } from './lifecycle-sql';
 
 /**
@@ -38,6 +38,11 @@ export function memoryFilterSql(f: MemoryFilter): RawBuilder<boolean> {
   if (f.from) parts.push(sql`occurred_at >= ${f.from}::timestamptz`);
   if (f.to) parts.push(sql`occurred_at < ${f.to}::timestamptz`);
   if (f.verified !== undefined) parts.push(sql`verified = ${f.verified}`);
-  if (f.mustMatch !== undefined) parts.push(sql`search_vector @@ websearch_to_tsquery('english', ${f.mustMatch})`);
+  if (f.mustMatch !== undefined) parts.push(sql`search_vector @@ ${websearchSql(f.mustMatch)}`);
   return parts.length === 0 ? sql<boolean>`true` : sql<boolean>`(${sql.join(parts, sql` and `)})`;
+}
+
+/** `q` as a tsquery in web-search syntax (`all` mode: every word, "phrases", -exclusions, or); libs/memory websearchText. */
+export function websearchSql(q: string): RawBuilder<unknown> {
+  return sql`websearch_to_tsquery('english', ${websearchText(q)})`;
 }

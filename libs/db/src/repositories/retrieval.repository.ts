@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { sql, type RawBuilder } from 'kysely';
 import { MATCH_BUDGET, STATS_SAMPLE, hangulPrefix, matchLexemes, type AssociationRelation, type LifecycleConfig, type MemoryPriority, type TextStats } from '@engram/memory';
 import { retentionNowSql } from '../lifecycle-sql';
-import { memoryFilterSql, type MemoryFilter } from '../memory-filter';
+import { memoryFilterSql, websearchSql, type MemoryFilter } from '../memory-filter';
 import { PREPARED } from '../prepared';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import { setLocal, type TenantTx } from '../tenant-db';
@@ -243,7 +243,7 @@ export class RetrievalRepository {
     if (query.mode !== 'vector') {
       const any = query.mode === 'any' ? anyMatch(query.lexemes, query.stats.df, query.budget) : null;
       // `all`: every result must match the web-search query (the filter says so too).
-      const match = query.mode === 'all' ? { sql: sql`websearch_to_tsquery('english', ${query.q})`, cap: MATCH_BUDGET } : any === null ? null : { sql: sql`${any.query}::tsquery`, cap: any.cap };
+      const match = query.mode === 'all' ? { sql: websearchSql(query.q), cap: MATCH_BUDGET } : any === null ? null : { sql: sql`${any.query}::tsquery`, cap: any.cap };
       if (match) branches.push(sql`select 'text' as branch, t.id, t.temporal_context, t.temporal_position, t.score from (${textSql(tx, mindId, match, query, filter, limit, options.bm25)}) t`);
     }
     if (query.vector) {
