@@ -140,13 +140,28 @@ describe('memory lifecycle through the API (seed 001)', () => {
     expect(edited.body).toMatchObject({ importance_score: 0.1, importance_source: 'caller' });
   });
 
-  it('an import with a past occurred_at lives on event time', async () => {
+  // A newcomer saved "married in June 2025" with that occurred_at and lost it to the first sweep:
+  // its curve had started 18 months earlier. What an agent saves now is learned now.
+  it("a saved fact dated 18 months back outlives the next forgetting sweep and recalls with its date", async () => {
+    const d = await createTenant(t, 'dated');
+    const saved = await t.http().post('/v1/memory').set(asAgent(d)).send({ category: 'fact', key: 'wedding_date', content: 'The user got married to Sam in June 2025', occurred_at: '2025-06-14T15:00:00Z' }).expect(201);
+    expect(saved.body).toMatchObject({ layer: 'long_term', current_retention: 0.8 });
+    await t.app.get(ForgettingJob).run(d.tenantId, new Date(clock.now().getTime() + 15 * 60_000));
+    const card = await t.http().get(`/v1/memory/${saved.body.id}/retention`).set(asAgent(d)).expect(200);
+    expect(card.body).toMatchObject({ forgotten_at: null });
+    expect(card.body.current_retention).toBeGreaterThan(0.79);
+    const recall = await t.http().get('/v1/memory/recall').query({ q: 'when did the user get married' }).set(asAgent(d)).expect(200);
+    expect(recall.text).toContain('The user got married to Sam in June 2025');
+    expect(recall.text).toContain('2025-06-14');
+  });
+
+  it('a keyed write about a past event starts its life at the write; the event keeps its time', async () => {
     const when = new Date(clock.now().getTime() - 10 * 24 * HOUR).toISOString();
     const res = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'old_event', content: 'An old event', importance: 0.5, occurred_at: when }).expect(201);
+    expect(res.body.occurred_at).toBe(when);
     const card = await t.http().get(`/v1/memory/${res.body.id}/retention`).set(asAgent(f)).expect(200);
-    // Working layer under seed: S = 0.05 d; ten days on, nothing is left.
-    expect(card.body.current_retention).toBeLessThan(1e-9);
-    expect(Date.parse(card.body.review_schedule[0].at) - Date.parse(when)).toBeCloseTo(0.85 * HOUR, -3);
+    expect(card.body.current_retention).toBeCloseTo(0.5, 6);
+    expect(Date.parse(card.body.review_schedule[0].at) - clock.now().getTime()).toBeCloseTo(0.85 * HOUR, -3);
   });
 
   it('changing the preset rescales every memory\'s strength', async () => {

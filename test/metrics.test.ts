@@ -89,8 +89,8 @@ describe('Prometheus /metrics', () => {
     await write(a, 'short_one', { content: 'Is reading Dune', importance: 0.7 });
     await write(b, 'short_two', { content: 'Plans a trip to Porto', importance: 0.65 });
     await write(b, 'working_one', { content: 'Had coffee at nine', importance: 0.45 });
-    // Lived 400 days on its event time at importance 0.1: the forgetting sweep soft-forgets it.
-    await write(a, 'faded', { content: 'Once wore a green scarf', importance: 0.1, occurred_at: new Date(Date.now() - 400 * DAY).toISOString() });
+    // Stored 400 days ago at importance 0.1 and never read: the forgetting sweep soft-forgets it.
+    ids['faded'] = (await seedMemories(fixtureWriter(t.app), a, [{ key: 'faded', content: 'Once wore a green scarf', importance: 0.1, storedAt: new Date(Date.now() - 400 * DAY) }]))[0] as string;
   });
 
   afterAll(async () => {
@@ -119,7 +119,7 @@ describe('Prometheus /metrics', () => {
 
     it('times requests by method, route template and status; the raw URL never becomes a label', () => {
       const count = 'engram_http_request_duration_seconds_count';
-      expect(value(samples, count, { method: 'POST', route: '/v1/memory', status: '201' })).toBe(7);
+      expect(value(samples, count, { method: 'POST', route: '/v1/memory', status: '201' })).toBe(6);
       expect(value(samples, count, { method: 'POST', route: '/v1/auth/register', status: '201' })).toBe(2);
       expect(value(samples, count, { method: 'GET', route: '/v1/memory/:id', status: '200' })).toBe(2);
       expect(value(samples, count, { method: 'GET', route: '/v1/memory/:id', status: '404' })).toBe(1);
@@ -127,7 +127,7 @@ describe('Prometheus /metrics', () => {
       expect(value(samples, count, { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
       expect(value(samples, 'engram_http_request_duration_seconds_sum', { method: 'POST', route: '/v1/memory', status: '201' })).toBeGreaterThan(0);
       // Every request within 10 s: the +Inf bucket holds them all, and so does the 10 s bucket.
-      expect(value(samples, 'engram_http_request_duration_seconds_bucket', { le: '10', method: 'POST', route: '/v1/memory', status: '201' })).toBe(7);
+      expect(value(samples, 'engram_http_request_duration_seconds_bucket', { le: '10', method: 'POST', route: '/v1/memory', status: '201' })).toBe(6);
       for (const id of Object.values(ids)) expect(text).not.toContain(id);
       expect(text).not.toContain('no-such-endpoint');
       // Scrapes are not requests worth timing (the first scrape above is not counted either).

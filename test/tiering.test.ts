@@ -105,7 +105,7 @@ describe('tiering: storage by tier', () => {
     expect(history.body.items.map((v: { content: string }) => v.content)).toEqual([changed, STORY]);
   });
 
-  it('an import of old events is neither archived nor evicted on arrival; unused for 30 days, it is', async () => {
+  it('a save about an old event is neither forgotten, archived nor evicted on arrival; unused for 30 days, it is', async () => {
     const id = (
       await t
         .http()
@@ -117,9 +117,10 @@ describe('tiering: storage by tier', () => {
     const [tiering, forgetting] = [t.app.get(TieringJob), t.app.get(ForgettingJob)];
     await tiering.run(f.tenantId, now);
     await forgetting.run(f.tenantId, now);
-    // Its retention is ~0 on event time: soft-forgotten (restorable), but kept, hot, in full.
+    // Its life starts at the write: below the threshold (importance 0.1) but inside its first
+    // review slot, so not forgotten yet; kept, hot, in full.
     expect(await row('imported')).toMatchObject({ tier: 'hot', compacted: false });
-    expect((await owner<{ forgotten: boolean }>(`select forgotten_at is not null as forgotten from memories where id = $1`, [id]))[0]).toEqual({ forgotten: true });
+    expect((await owner<{ forgotten: boolean }>(`select forgotten_at is not null as forgotten from memories where id = $1`, [id]))[0]).toEqual({ forgotten: false });
 
     const later = new Date(now.getTime() + 31 * DAY);
     await tiering.run(f.tenantId, later);

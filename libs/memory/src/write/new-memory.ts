@@ -24,9 +24,17 @@ export interface NewMemoryInput {
   provenance: Provenance;
   /** ISO 8601 or a Date; null or absent: never expires. */
   expiresAt?: Date | string | null;
-  /** When the remembered event happened; its life starts then when that is in the past. */
+  /** When the remembered event happened (event time). */
   occurredAt: Date;
   now: Date;
+  /**
+   * When its life (retention's anchor, the review schedule) starts, ≤ now. Absent: the earlier of
+   * `occurredAt` and `now`, for what the conversation stream consolidates, which replays a
+   * conversation on its own time. A keyed write gives `now`: a fact learned today about an old
+   * event is a new memory (a newcomer's save of "married in June 2025" was soft-forgotten at the
+   * first sweep, its curve already 18 months down).
+   */
+  bornAt?: Date;
   memoryType?: MemoryType;
   sourceRefs?: readonly string[];
   temporalContext?: string | null;
@@ -70,7 +78,7 @@ export interface NewMemoryFields extends EncodedLifecycle, WrittenFields {
  * (a keyed write, a consolidation, a generalisation), so they encode alike.
  */
 export function newMemory(input: NewMemoryInput, config: LifecycleConfig): NewMemoryFields {
-  const bornAt = input.occurredAt.getTime() <= input.now.getTime() ? input.occurredAt : input.now;
+  const bornAt = input.bornAt ?? (input.occurredAt.getTime() <= input.now.getTime() ? input.occurredAt : input.now);
   return {
     id: input.id,
     mind_id: input.mindId,
