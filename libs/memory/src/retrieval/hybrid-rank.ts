@@ -60,10 +60,18 @@ export function queryWords(query: string): string {
   return ` ${(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ')} `;
 }
 
-/** True when the query names the tag (as a whole word or phrase). */
+/**
+ * Tags that name a message's role, which the conversation stream gives the episodes of speakers
+ * with no name: "the user" in a question means the person, not a topic, and boosting every
+ * episode tagged `user` pushed the one keyed fact that answered "where does the user work" to
+ * the last place (a newcomer's report).
+ */
+const ROLE_TAGS = new Set(['user', 'assistant', 'system', 'tool']);
+
+/** True when the query names the tag (as a whole word or phrase); never for a role tag ({@link ROLE_TAGS}). */
 export function queryNamesTag(words: string, tag: string): boolean {
   const t = (tag.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
-  return t.length > 0 && words.includes(` ${t} `);
+  return t.length > 0 && !ROLE_TAGS.has(t) && words.includes(` ${t} `);
 }
 
 /** For each candidate, its neighbours in time among the candidates: [index, weight] pairs. */

@@ -46,6 +46,15 @@ describe('rankHybrid (docs/design.md §6)', () => {
     expect(rankHybrid([cand('b', { bm25: 1, tags: ['syn'] })], 'synapse', config)[0]!.explain.tag_boost).toBe(1);
   });
 
+  it('does not boost a role tag: "the user" in a question is the person, not a topic', () => {
+    const hits = rankHybrid([cand('fact', { bm25: 2 }), cand('episode', { bm25: 1, tags: ['user'] }), cand('reply', { bm25: 1.5, tags: ['Assistant'] })], 'where does the user work for the assistant', config);
+    expect(hits.map((h) => [h.id, h.explain.tag_boost])).toEqual([
+      ['fact', 1],
+      ['reply', 1],
+      ['episode', 1],
+    ]);
+  });
+
   it('lets a hit cue its neighbours in time, more the one after it', () => {
     const ctx = { temporal_context: 'session-1' };
     const hits = rankHybrid(
