@@ -26,6 +26,13 @@ export const isoDateTime = z
     { message: 'must be between 0001-01-01 and 9999-12-31' },
   );
 
+/**
+ * Whether a text has anything to read: a character that is not white space, a format character
+ * (zero-width space, joiners, U+FEFF) or a control (`"\u200b\u200b"` was stored as a memory that
+ * recall showed as a blank entry: a newcomer's report).
+ */
+export const hasVisibleText = (s: string): boolean => /[^\s\p{Cf}\p{Cc}]/u.test(s);
+
 /** Length in characters as people count them (code points, not UTF-16 units). */
 export const charLength = (s: string): number => [...s].length;
 

@@ -1,7 +1,7 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { CONTENT_MAX_BYTES, IMPORTANCE_PATHS, type ConsolidationTrigger } from '@engram/memory';
-import { isoDateTime, oneLine } from '../common/zod-fields';
+import { hasVisibleText, isoDateTime, oneLine } from '../common/zod-fields';
 
 export const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;
 
@@ -23,7 +23,7 @@ const message = z
     speaker: oneLine(100).optional(),
     content: z
       .string({ message: 'must be a string' })
-      .refine((s) => s.trim().length > 0, { message: 'must not be empty' })
+      .refine(hasVisibleText, { message: 'must not be empty' })
       .refine((s) => Buffer.byteLength(s, 'utf8') <= CONTENT_MAX_BYTES, { message: `must be at most ${CONTENT_MAX_BYTES} bytes (32 KiB) of UTF-8` }),
     /** When it was said; past times are processed on that event time. Default: now. */
     occurred_at: isoDateTime.optional(),

@@ -9,7 +9,7 @@ import {
   TAGS_MAX,
   TAG_MAX_LENGTH,
 } from '@engram/memory';
-import { oneLine, tagText } from '../common/zod-fields';
+import { hasVisibleText, oneLine, tagText } from '../common/zod-fields';
 
 /**
  * The rules of a memory's fields (seed 002 "필드"; docs/api.md), with messages that say the rule
@@ -26,7 +26,7 @@ export const memoryField = {
     .regex(KEY_PATTERN, { message: 'must be snake_case: a lower-case letter, then lower-case letters, digits or _' }),
   content: z
     .string({ message: 'must be a string' })
-    .refine((s) => s.trim().length > 0, { message: 'must not be empty' })
+    .refine(hasVisibleText, { message: 'must not be empty' })
     .refine((s) => Buffer.byteLength(s, 'utf8') <= CONTENT_MAX_BYTES, { message: `must be at most ${CONTENT_MAX_BYTES} bytes (32 KiB) of UTF-8` }),
   tags: z.array(tagText(TAG_MAX_LENGTH), { message: 'must be an array of strings' }).max(TAGS_MAX, { message: `must have at most ${TAGS_MAX} tags` }),
   confidence: z.number({ message: 'must be a number from 0 to 1' }).min(0, { message: 'must be from 0 to 1' }).max(1, { message: 'must be from 0 to 1' }),
