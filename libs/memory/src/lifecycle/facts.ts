@@ -92,6 +92,11 @@ export const PLAIN_FACTS: readonly string[] = [
   'I use Linux at work',
   "I'm learning Japanese",
   'I drive a Tesla',
+  // A newcomer's, discarded at 0.55-0.65: work and home in the progressive or the past.
+  "I'm working as a nurse",
+  'I am working at Initrode as a software engineer',
+  'I worked at IBM for ten years',
+  "I'm living in Berlin now",
 ];
 
 const FIRST_PERSON = /\b(i|i'm|im|i've|ive|i'd|i'll|my|mine|me|myself|we|we're|we've|we'll|our|ours|us)\b|저는|제가|저의|나는|내가|나의|우리|저희/i;
@@ -114,8 +119,10 @@ const TIME =
   /\b(yesterday|today|tonight|tomorrow|last (?:week|month|year|night|weekend|summer|winter|spring|fall)|next (?:week|month|year)|ago|since|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|weekend|summer|winter|at age|years? old|(?:19|20)\d\d)\b|어제|오늘|내일|지난주|다음 주|작년|내년|월요일|화요일|수요일|목요일|금요일|토요일|일요일|\d+월|\d+일|\d+년/i;
 // Who a person is, what they have and how they live: "I'm a nurse", "my name is", "I live in",
 // "I have asthma", "I'm vegetarian", "I don't eat pork"; Korean identity and family statements.
+// Work and home in the progressive or the past, with where or as what ("I'm working as a nurse",
+// "I worked at IBM", "I'm living in Berlin": a newcomer's, discarded at 0.55-0.65), not "I'm working on it".
 const IDENTITY =
-  /\b(i'm|im|i am)\s+(a|an)\s+\w+|\bmy name\b|\bi\s+(live|grew up|was born)\b|\b(i'm|im|i am)\s+from\b|\bi\s+(?:just\s+|recently\s+|finally\s+)?(have|had|got|own|drive)\s+(a|an|two|three|\d+)?\s*\w+|\b(i'm|im|i am)\s+(vegetarian|vegan|allergic|pregnant|married|single|divorced|retired|diabetic|sober|\d+)|\bi\s+(don't|do not|never|no longer)\s+(eat|drink|smoke|work|live)\b|제 이름은|저는 .{1,20}(예요|이에요|입니다|이야)|제 (아내|남편|딸|아들|엄마|아빠|부모님|여자친구|남자친구)|(있어요|없어요|있습니다|살아요|살고 있어요)/i;
+  /\b(?:i'm|im|i am|i|i've been|i have been)\s+(?:now\s+|currently\s+|still\s+|also\s+|just\s+)?(?:working|worked|employed|based|living|lived|staying|studying|studied|majoring|enrolled|teaching|taught)\s+(?:as|at|for|in|with)\b|\b(i'm|im|i am)\s+(a|an)\s+\w+|\bmy name\b|\bi\s+(live|grew up|was born)\b|\b(i'm|im|i am)\s+from\b|\bi\s+(?:just\s+|recently\s+|finally\s+)?(have|had|got|own|drive)\s+(a|an|two|three|\d+)?\s*\w+|\b(i'm|im|i am)\s+(vegetarian|vegan|allergic|pregnant|married|single|divorced|retired|diabetic|sober|\d+)|\bi\s+(don't|do not|never|no longer)\s+(eat|drink|smoke|work|live)\b|제 이름은|저는 .{1,20}(예요|이에요|입니다|이야)|제 (아내|남편|딸|아들|엄마|아빠|부모님|여자친구|남자친구)|(있어요|없어요|있습니다|살아요|살고 있어요)/i;
 // A reaction in the first person says nothing of the speaker: "I love it!", "I like that".
 const REACTION_SELF = /\b(i|we)\s+(really\s+|totally\s+|just\s+)?(love|like|adore|enjoy)\s+(it|that|this|them|those)\b\W*/gi;
 const NUMBER = /\d/;
