@@ -114,7 +114,7 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(later.body.consolidated).toEqual([expect.objectContaining({ trigger: 'importance', status: 'reinforced', memory_id: code.body.id })]);
   });
 
-  it('past messages run on event time: an hour later the earlier entries have left STM', async () => {
+  it('past messages run on event time: an hour later the earlier entries have left STM; what they consolidate into starts its life now', async () => {
     const base = Date.parse('2026-04-01T10:00:00Z');
     const res = await post('c5', [
       { speaker: 'Ana', content: 'The dentist appointment is on Tuesday at 9 am', occurred_at: new Date(base).toISOString() },
@@ -126,8 +126,13 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(res.body.consolidated.length + res.body.discarded).toBe(2);
     const emotional = res.body.consolidated.find((c: { trigger: string }) => c.trigger === 'emotion');
     expect(emotional).toBeDefined();
+    // Dated by its message, alive from its consolidation: a history of last year consolidated
+    // today is not forgotten by the next sweep (a newcomer's 400-day-old chat was).
     const memory = await t.http().get(`/v1/memory/${emotional.memory_id}/retention`).set(asAgent(f)).expect(200);
-    expect(memory.body.review_schedule[0].at < '2026-04-02T00:00:00Z').toBe(true);
+    expect(Date.parse(memory.body.review_schedule[0].at)).toBeGreaterThan(clock.now().getTime());
+    expect(memory.body.current_retention).toBeGreaterThan(0.3);
+    const row = await t.http().get(`/v1/memory/${emotional.memory_id}`).set(asAgent(f)).expect(200);
+    expect(row.body.occurred_at).toBe(new Date(base + 60_000).toISOString());
   });
 
   it('messages near the 32 KiB limit never wedge a conversation: chunks stay within a memory, content is fitted', async () => {

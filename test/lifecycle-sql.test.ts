@@ -90,9 +90,9 @@ describe('lifecycle SQL agrees with libs/memory', () => {
         next_review: schedule[r.reviews] ?? null,
         review_count: r.reviews,
         forgotten_at: r.forgotten ? born : null,
-        born_at: born,
+        event_at: born,
       };
-      const { born_at: _born, ...columns } = state;
+      const { event_at: _born, ...columns } = state;
       return { state, seed: { key: `k${i}`, importance: r.importance, priority: r.priority, occurredAt: born, storedAt: born, state: columns } };
     });
     const ids = await seedMemories(fixtures, { tenantId: tenant, mindId: mind }, seeds.map((x) => x.seed), { config });
@@ -252,7 +252,7 @@ describe('lifecycle SQL agrees with libs/memory', () => {
         next_review: null,
         review_count: 0,
         forgotten_at: null,
-        born_at: born,
+        event_at: born,
       };
       // occurred_at is the event; created_at the write, up to 3 days later (an import).
       const created = new Date(Math.min(now.getTime(), born.getTime() + r.createdLaterDays * 86_400_000));

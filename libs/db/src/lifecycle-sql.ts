@@ -49,8 +49,11 @@ export function leavesVectorIndexSql(now: Date): RawBuilder<boolean> {
   return sql<boolean>`(tier = 'archive' or ${expiredSql(now)})`;
 }
 
-/** The instant a row's life began: its event time if that is earlier than its creation. */
-export const bornAtSql = sql<Date>`least(occurred_at, created_at)`;
+/**
+ * A row's event time as the sweeps' ages count it: `occurred_at`, or its creation when the event
+ * is dated later (an appointment to come). Not its birth: retention starts at creation.
+ */
+export const eventAtSql = sql<Date>`least(occurred_at, created_at)`;
 
 /** The columns one access sets, in the order of accessAssignmentSql's values. */
 export const ACCESS_COLUMNS = [
@@ -93,7 +96,7 @@ export function accessAssignmentSql(config: LifecycleConfig, now: Date): RawBuil
       (next_review is not null and ${at} >= next_review) as a_due,
       (layer <> 'long_term' and (
         access_count + 1 >= ${p.access_count}::int
-        or ${at} - ${bornAtSql} > make_interval(secs => ${p.age_hours * 3600}::float8)
+        or ${at} - ${eventAtSql} > make_interval(secs => ${p.age_hours * 3600}::float8)
         or coalesce(importance_score, 0) >= ${p.importance}::float8)) as a_promote
       offset 0`;
   // 2. After the review and the promotion: retention, strength, the next review slot.
@@ -172,5 +175,5 @@ export function evictableSql(config: LifecycleConfig, now: Date): RawBuilder<boo
 /** True when the row moves to the neocortex at `now` (libs/memory `systemsConsolidation`). */
 export function movesToNeocortexSql(config: LifecycleConfig, now: Date): RawBuilder<boolean> {
   return sql<boolean>`(storage_location = 'hippocampus'
-    and extract(epoch from (${now}::timestamptz - ${bornAtSql})) / 86400.0 > ${config.systems.neocortex_age_days}::float8)`;
+    and extract(epoch from (${now}::timestamptz - ${eventAtSql})) / 86400.0 > ${config.systems.neocortex_age_days}::float8)`;
 }

@@ -62,7 +62,7 @@ export class FactConsolidation {
             source_refs: entry.message_ids.slice(-100),
             temporal_context: `conversation ${conversationId}`.slice(0, 255),
           };
-          const result = await this.writer.upsert(tx, scope, write, { score: fact.importance, path: 'llm_facts' }, { model: this.embedder.embedder.model, vector: vectors[i] ?? null }, now, config, { lifeFrom: 'event' });
+          const result = await this.writer.upsert(tx, scope, write, { score: fact.importance, path: 'llm_facts' }, { model: this.embedder.embedder.model, vector: vectors[i] ?? null }, now, config);
           out.push({ memory_id: result.memory.id, category: fact.category, key: fact.key, status: result.status });
         }
         return out;

@@ -127,22 +127,11 @@ export class MemoryWriter {
   /**
    * Creates the memory of (category, key) or changes the one that holds it; never duplicates
    * (seed 002 "키: 안정적 식별자"). A new memory gets the writer's provenance and its lifecycle
-   * from `importance`, starting at the write (`options.lifeFrom` `write`, the default: what an
-   * agent saves now is learned now, whatever the date of the event it tells), or at its event
-   * time when that is in the past (`event`: facts the conversation stream extracts as it replays
-   * a conversation on its own time).
+   * from `importance`, starting at `now` whatever the date of the event it tells (libs/memory
+   * `newMemory`).
    * @throws AppError 409 when a concurrent request deleted the memory between the two statements
    */
-  async upsert(
-    tx: TenantTx,
-    scope: MemoryScope,
-    input: KeyedWrite,
-    importance: ImportanceResult,
-    embedding: Embedding,
-    now: Date,
-    config: LifecycleConfig,
-    options: { lifeFrom?: 'write' | 'event' } = {},
-  ): Promise<WriteResult> {
+  async upsert(tx: TenantTx, scope: MemoryScope, input: KeyedWrite, importance: ImportanceResult, embedding: Embedding, now: Date, config: LifecycleConfig): Promise<WriteResult> {
     const created = await this.create(
       tx,
       {
@@ -156,7 +145,6 @@ export class MemoryWriter {
         expiresAt: input.expires_at,
         occurredAt: input.occurred_at ? new Date(input.occurred_at) : now,
         now,
-        bornAt: options.lifeFrom === 'event' ? undefined : now,
         memoryType: input.memory_type,
         sourceRefs: input.source_refs,
         temporalContext: input.temporal_context,

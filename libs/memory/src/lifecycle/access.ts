@@ -24,8 +24,8 @@ export interface RetentionState {
   next_review: Date | null;
   review_count: number;
   forgotten_at: Date | null;
-  /** When the memory's life began: creation, or the event time of an import. */
-  born_at: Date;
+  /** Its event time, or its creation when the event is dated later: promotion's age counts from it. */
+  event_at: Date;
 }
 
 /** Retention now, from the anchor, with access-reinforced strength (docs/design.md §5). */
@@ -46,12 +46,12 @@ export function reinforce(retention: number, config: LifecycleConfig): number {
  * Whether an access promotes (docs/design.md §5): access_count (after this access) ≥ 3, or the memory
  * is older than 24 h, or its importance ≥ 0.6. Long-term memories have nowhere to go.
  */
-export function promotes(state: Pick<RetentionState, 'layer' | 'access_count' | 'born_at' | 'importance_score'>, now: Date, config: LifecycleConfig): boolean {
+export function promotes(state: Pick<RetentionState, 'layer' | 'access_count' | 'event_at' | 'importance_score'>, now: Date, config: LifecycleConfig): boolean {
   if (state.layer === 'long_term') return false;
   const p = config.promotion;
   return (
     state.access_count >= p.access_count ||
-    now.getTime() - state.born_at.getTime() > p.age_hours * HOUR_MS ||
+    now.getTime() - state.event_at.getTime() > p.age_hours * HOUR_MS ||
     state.importance_score >= p.importance
   );
 }

@@ -25,7 +25,7 @@ export interface EncodedLifecycle {
  * schedule fixed from birth, with `next_review` its first slot (an import whose event time lies
  * in the past has that slot due already, as if the time had passed).
  *
- * @param input.bornAt when its life began (the write, or the event time of an import; ≤ now)
+ * @param input.bornAt when its life began: when it was stored (libs/memory write `newMemory`)
  * @param input.layer the layer it is stored in when not the one its importance gives (a
  *   generalised semantic memory is long-term from the start, seed 000): the strength is this
  *   layer's, so a long-term memory never carries a short-term strength
@@ -46,7 +46,7 @@ export function encodeLifecycle(
     strength_days: layerStrengthDays(layer, config) * (input.synaptic ? config.consolidation.synaptic_factor : 1),
     last_reviewed: input.bornAt,
     review_schedule: schedule,
-    // An import's slots that passed before `now` collapse into one review, due at the next access.
+    // Slots that pass unread (a memory read weeks later) collapse into one review, due at the next access.
     next_review: schedule[0] ?? null,
     review_count: 0,
   };

@@ -32,7 +32,7 @@ export function episodeKey(entryId: string): string {
 /**
  * The episodic memory an STM entry consolidates into (seed 000 `consolidate`): its compressed
  * form in seed 000's payload shape, the messages it holds as `source_refs`, its speaker as a
- * tag, strength × the synaptic factor, on the entry's event time.
+ * tag, strength × the synaptic factor, dated by the entry's event time, its life starting at `ctx.now`.
  *
  * @param ctx.similar ids of the mind's memories most like it (its `similar_events`)
  * @param ctx.importance its importance when not the entry's (consolidation `episodeImportance`)

@@ -50,7 +50,7 @@ const arbState = fc
       next_review: schedule[reviews] ?? null,
       review_count: reviews,
       forgotten_at: forgotten ? born : null,
-      born_at: born,
+      event_at: born,
     };
     return { config, state };
   });
@@ -199,7 +199,7 @@ describe('lifecycle properties (fast-check)', () => {
     fc.assert(
       fc.property(fc.constantFrom(...presets), fc.double({ min: 0.05, max: 0.95, noNaN: true }), fc.array(hours(48), { minLength: 3, maxLength: 3 }), hours(24 * 365), (config, importance, gaps, later) => {
         const born = new Date(T0);
-        const once: RetentionState = { ...encodeLifecycle({ importance, bornAt: born }, config), priority: 'normal', access_count: 0, last_accessed: null, forgotten_at: null, born_at: born };
+        const once: RetentionState = { ...encodeLifecycle({ importance, bornAt: born }, config), priority: 'normal', access_count: 0, last_accessed: null, forgotten_at: null, event_at: born };
         let four = once;
         let t = T0;
         for (const gap of gaps) {

@@ -113,7 +113,7 @@ describe('access (docs/design.md §5)', () => {
     next_review: reviewSchedule(born, 0.72, config)[0] ?? null,
     review_count: 0,
     forgotten_at: null,
-    born_at: born,
+    event_at: born,
   };
 
   it('decays as exp(−Δt_h / (24·S)): after 3.6 h at S = 0.15 d, R = 0.72/e', () => {

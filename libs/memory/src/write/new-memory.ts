@@ -24,17 +24,15 @@ export interface NewMemoryInput {
   provenance: Provenance;
   /** ISO 8601 or a Date; null or absent: never expires. */
   expiresAt?: Date | string | null;
-  /** When the remembered event happened (event time). */
+  /** When the remembered event happened (event time): it orders and dates the memory, nothing more. */
   occurredAt: Date;
-  now: Date;
   /**
-   * When its life (retention's anchor, the review schedule) starts, ≤ now. Absent: the earlier of
-   * `occurredAt` and `now`, for what the conversation stream consolidates, which replays a
-   * conversation on its own time. A keyed write gives `now`: a fact learned today about an old
-   * event is a new memory (a newcomer's save of "married in June 2025" was soft-forgotten at the
-   * first sweep, its curve already 18 months down).
+   * When it is stored: its life (retention's anchor, the review schedule) starts then, whatever
+   * the event's date. What is learned today about an old event is a new memory: a newcomer's save
+   * of "married in June 2025", and a chat history of 400 days ago consolidated today, were
+   * soft-forgotten at the first sweep while their curves started at the events.
    */
-  bornAt?: Date;
+  now: Date;
   memoryType?: MemoryType;
   sourceRefs?: readonly string[];
   temporalContext?: string | null;
@@ -73,12 +71,11 @@ export interface NewMemoryFields extends EncodedLifecycle, WrittenFields {
 
 /**
  * The row of a new memory with every derived field: content hash, normalised tags, the
- * lifecycle of seed 001 §2 (layer, retention, strength, review schedule) on event time, and its
+ * lifecycle of seed 001 §2 (layer, retention, strength, review schedule) from when it is stored, and its
  * emotional weight (docs/design.md §3-§5). One definition for every path that creates a memory
  * (a keyed write, a consolidation, a generalisation), so they encode alike.
  */
 export function newMemory(input: NewMemoryInput, config: LifecycleConfig): NewMemoryFields {
-  const bornAt = input.bornAt ?? (input.occurredAt.getTime() <= input.now.getTime() ? input.occurredAt : input.now);
   return {
     id: input.id,
     mind_id: input.mindId,
@@ -98,7 +95,7 @@ export function newMemory(input: NewMemoryInput, config: LifecycleConfig): NewMe
     temporal_context: input.temporalContext ?? null,
     temporal_position: input.temporalPosition ?? null,
     payload: input.payload ?? {},
-    ...encodeLifecycle({ importance: input.importance.score, bornAt, synaptic: input.synaptic, layer: input.layer }, config),
+    ...encodeLifecycle({ importance: input.importance.score, bornAt: input.now, synaptic: input.synaptic, layer: input.layer }, config),
     importance_source: input.importance.path,
     emotional_weight: emotionalEncoding(input.content).weight,
     synaptic_consolidated: input.synaptic ?? false,

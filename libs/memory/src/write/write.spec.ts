@@ -56,9 +56,11 @@ describe('newMemory (the row every path that creates a memory writes)', () => {
     expect(newMemory(input({ layer: 'long_term' }), DEFAULT_LIFECYCLE).strength_days).toBe(90);
   });
 
-  it('an event of the past starts its life then; one of the future starts now', () => {
+  it("a memory's life starts when it is stored, whatever its event's date; the event keeps its time", () => {
     const past = newMemory(input({ occurredAt: new Date(NOW.getTime() - 40 * DAY) }), DEFAULT_LIFECYCLE);
-    expect(past.retention_at).toEqual(new Date(NOW.getTime() - 40 * DAY));
+    expect(past.retention_at).toEqual(NOW);
+    expect(past.current_retention).toBe(past.initial_retention);
+    expect(past.occurred_at).toEqual(new Date(NOW.getTime() - 40 * DAY));
     expect(past.created_at).toEqual(NOW);
     const future = newMemory(input({ occurredAt: new Date(NOW.getTime() + DAY) }), DEFAULT_LIFECYCLE);
     expect(future.retention_at).toEqual(NOW);
