@@ -92,7 +92,14 @@ export const PLAIN_FACTS: readonly string[] = [
   'I use Linux at work',
   "I'm learning Japanese",
   'I drive a Tesla',
-  // A newcomer's, discarded at 0.55-0.65: work and home in the progressive or the past.
+  // A newcomer's, discarded at 0.32-0.65: work, study and home in other tenses; marriage,
+  // pets and who one is in Korean, polite or plain.
+  'I study law at Harvard',
+  '저는 결혼했어요',
+  '저는 개를 키워요',
+  '나는 학생이야',
+  '나는 개를 키워',
+  "I'm planning a trip to Japan",
   "I'm working as a nurse",
   'I am working at Initrode as a software engineer',
   'I worked at IBM for ten years',
@@ -108,11 +115,14 @@ const SELF_STATEMENT = new RegExp(
 );
 // Korean drops the subject: a life event in the first person's polite or plain past/present counts without one.
 const SELF_STATEMENT_KO =
-  /(저는|제가|나는|내가|우리는|저희는).{0,30}(했|해요|합니다|했어|있어|있습니다|살아|살고|다녀|다니|일해|일하|좋아|싫어|샀|갔|시작|이사|결혼|졸업|그만)|(이사했|결혼했|졸업했|입사했|퇴사했|취직했|전학했|이직했|시작했|살고 있|살아요|일해요|일하고 있|다니고 있|다녀요|키우고 있|키워요|갈 거|할 거|갈 예정|할 예정|하려고)/;
+  /(저는|제가|나는|내가|우리는|저희는).{0,30}(했|해요|합니다|했어|있어|있습니다|살아|살고|다녀|다니|일해|일하|좋아|싫어|샀|갔|시작|이사|결혼|졸업|그만|키워|키우)|(이사했|결혼했|졸업했|입사했|퇴사했|취직했|전학했|이직했|시작했|살고 있|살아요|일해요|일하고 있|다니고 있|다녀요|키우고 있|키워요|갈 거|할 거|갈 예정|할 예정|하려고)/;
 const DOMAIN =
-  /\b(job|work|career|company|boss|office|colleague|business|store|shop|studio|client|customer|salary|promotion|promoted|manager|team|project|interview|home|house|apartment|city|town|moved|kids?|children|son|daughter|husband|wife|partner|boyfriend|girlfriend|mom|mother|dad|father|sister|brother|family|parents?|grandma|grandpa|baby|pregnant|doctor|hospital|sick|ill|allergic|allergy|diagnosed|surgery|therapy|health|school|class|degree|college|university|course|exam|learning|studying|lessons?|language|japanese|spanish|french|german|korean|chinese|marathon|gym|training|hobby|car|dog|cat|pet|money|loan|rent)\b|회사|직장|일|집|이사|이직|취직|입사|퇴사|가족|아이|아들|딸|남편|아내|엄마|아빠|부모|병원|의사|아파|알레르기|학교|수업|대학|강아지|고양이/i;
+  /\b(job|work|career|company|boss|office|colleague|business|store|shop|studio|client|customer|salary|promotion|promoted|manager|team|project|interview|home|house|apartment|city|town|moved|kids?|children|son|daughter|husband|wife|partner|boyfriend|girlfriend|mom|mother|dad|father|sister|brother|family|parents?|grandma|grandpa|baby|pregnant|doctor|hospital|sick|ill|allergic|allergy|diagnosed|surgery|therapy|health|school|class|degree|college|university|course|exam|learning|studying|lessons?|language|japanese|spanish|french|german|korean|chinese|marathon|gym|training|hobby|car|dog|cat|pet|money|loan|rent)\b|회사|직장|일|집|이사|이직|취직|입사|퇴사|가족|아이|아들|딸|남편|아내|엄마|아빠|부모|병원|의사|아파|알레르기|학교|수업|대학|강아지|고양이|결혼|이혼|임신|학생|키워|키우/i;
 const PREFERENCE = /\b(love|loved|loves|like|liked|likes|enjoy|enjoyed|enjoys|hate|hated|hates|prefer|prefers|favou?rite|fave|passionate|passion|into)\b|좋아|싫어|선호|제일 좋/i;
 const PLAN = /\b(going to|gonna|plan|plans|planning|planned|will|want to|wanna|hope to|hoping to|thinking (?:of|about)|signed up|next (?:week|month|year|weekend)|tomorrow|soon)\b|할 거|예정|계획|하려고|다음 주|내일/i;
+// A plan about one's life, said as one ("I'm planning a trip to Japan"): narrower than PLAN, whose
+// "going to" and "will" are also how a reply says it will check something.
+const LIFE_PLAN = /\b(plan|plans|planning|planned|hope to|hoping to|thinking (?:of|about)|signed up|saving up|saving for)\b|예정|계획|하려고/i;
 const DECISION = /\b(decided|decide|decision|approved|approve|agreed|agree to|chose|chosen|picked|settled on|signed|confirmed|accepted|rejected|declined|cancel(?:l)?ed|postponed|committed|elected|hired|fired|bought|sold)\b|결정|승인|합의|선택|확정|취소|계약/i;
 const CORRECTION = /\b(actually|no longer|not anymore|any ?more|moved to|switched|changed|instead|now i|used to)\b|사실은|이제는|더 이상|바꿨|옮겼|이사했/i;
 const TIME =
@@ -122,7 +132,7 @@ const TIME =
 // Work and home in the progressive or the past, with where or as what ("I'm working as a nurse",
 // "I worked at IBM", "I'm living in Berlin": a newcomer's, discarded at 0.55-0.65), not "I'm working on it".
 const IDENTITY =
-  /\b(?:i'm|im|i am|i|i've been|i have been)\s+(?:now\s+|currently\s+|still\s+|also\s+|just\s+)?(?:working|worked|employed|based|living|lived|staying|studying|studied|majoring|enrolled|teaching|taught)\s+(?:as|at|for|in|with)\b|\b(i'm|im|i am)\s+(a|an)\s+\w+|\bmy name\b|\bi\s+(live|grew up|was born)\b|\b(i'm|im|i am)\s+from\b|\bi\s+(?:just\s+|recently\s+|finally\s+)?(have|had|got|own|drive)\s+(a|an|two|three|\d+)?\s*\w+|\b(i'm|im|i am)\s+(vegetarian|vegan|allergic|pregnant|married|single|divorced|retired|diabetic|sober|\d+)|\bi\s+(don't|do not|never|no longer)\s+(eat|drink|smoke|work|live)\b|제 이름은|저는 .{1,20}(예요|이에요|입니다|이야)|제 (아내|남편|딸|아들|엄마|아빠|부모님|여자친구|남자친구)|(있어요|없어요|있습니다|살아요|살고 있어요)/i;
+  /\b(?:i'm|im|i am|i|i've been|i have been)\s+(?:now\s+|currently\s+|still\s+|also\s+|just\s+)?(?:work|working|worked|employed|based|living|lived|staying|study|studying|studied|majoring|enrolled|teach|teaching|taught)(?:\s+\w+)?\s+(?:as|at|for|in|with)\b|\b(i'm|im|i am)\s+(a|an)\s+\w+|\bmy name\b|\bi\s+(live|grew up|was born)\b|\b(i'm|im|i am)\s+from\b|\bi\s+(?:just\s+|recently\s+|finally\s+)?(have|had|got|own|drive)\s+(a|an|two|three|\d+)?\s*\w+|\b(i'm|im|i am)\s+(vegetarian|vegan|allergic|pregnant|married|single|divorced|retired|diabetic|sober|\d+)|\bi\s+(don't|do not|never|no longer)\s+(eat|drink|smoke|work|live)\b|제 이름은|(?:저는|나는) .{1,20}(예요|이에요|입니다|이야)|제 (아내|남편|딸|아들|엄마|아빠|부모님|여자친구|남자친구)|(있어요|없어요|있습니다|살아요|살고 있어요)/i;
 // A reaction in the first person says nothing of the speaker: "I love it!", "I like that".
 const REACTION_SELF = /\b(i|we)\s+(really\s+|totally\s+|just\s+)?(love|like|adore|enjoy)\s+(it|that|this|them|those)\b\W*/gi;
 const NUMBER = /\d/;
@@ -161,7 +171,7 @@ export function factSignals(raw: string, context: FactContext = {}): FactSignals
     second_person: Math.min(1, (text.match(SECOND_PERSON) ?? []).length / 4),
     exclamations: Math.min(1, (text.match(/!/g) ?? []).length / 3),
     image: /\[shared an image: /.test(text) ? 1 : 0,
-    life_fact: selfStatement === 1 && (IDENTITY.test(own) || DOMAIN.test(own) || (firstPerson === 1 && PREFERENCE.test(own)) || DECISION.test(own) || CORRECTION.test(own)) ? 1 : 0,
+    life_fact: selfStatement === 1 && (IDENTITY.test(own) || DOMAIN.test(own) || (firstPerson === 1 && (PREFERENCE.test(own) || LIFE_PLAN.test(own))) || DECISION.test(own) || CORRECTION.test(own)) ? 1 : 0,
     answers_question: answersQuestion(context) ? 1 : 0,
   };
 }
