@@ -37,6 +37,9 @@ const { values: args } = parseArgs({
     json: { type: 'string' },
     email: { type: 'string', default: 'conversation-bench@engram.local' },
     password: { type: 'string', default: 'conversation-bench-password' },
+    // Lifecycle overrides for the bench's tenant (PATCH /v1/tenant/settings/lifecycle), as JSON:
+    // to compare settings on one server, each run with its own --email (as bench:locomo).
+    settings: { type: 'string' },
   },
 });
 const fail: (message: string) => never = failure('bench:conversation');
@@ -81,7 +84,12 @@ async function signIn(): Promise<Headers> {
   let token = reg.body?.token;
   if (reg.status === 409) token = (await api<{ token?: string }>('POST', '/v1/auth/login', {}, { email: args.email, password: args.password })).body?.token;
   if (!token) fail(`could not sign in (register answered ${reg.status})`);
-  return { Authorization: `Bearer ${token}` };
+  const auth = { Authorization: `Bearer ${token}` };
+  if (args.settings) {
+    const res = await api('PATCH', '/v1/tenant/settings/lifecycle', auth, JSON.parse(args.settings));
+    if (res.status !== 200) fail(`the settings answered ${res.status}: ${JSON.stringify(res.body)}`);
+  }
+  return auth;
 }
 
 async function freshMind(auth: Headers, name: string): Promise<Headers> {

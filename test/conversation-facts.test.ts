@@ -160,4 +160,25 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
     const recall = (await t.http().get('/v1/memory/recall').set(asAgent(f)).expect(200)).text;
     expect(recall).not.toContain('Date:');
   });
+
+  // A newcomer's: one keyed fact answers the question, and the user's episodes from a chat (their
+  // content "user: ...", tagged user, importance 1) must not push it down for the word "user".
+  it('a keyed fact that answers "where does the user work" is not pushed down by the user\'s unrelated episodes', async () => {
+    const f = await createTenant(t, 'keyed-first');
+    const fact = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'employer', content: 'The user works at Globex' }).expect(201);
+    for (const content of ['I have a dog named Rex', 'I have asthma', 'I live in Toronto with my sister', 'My daughter starts school next week']) {
+      await post(f, 'chat', content);
+      clock.advance(MINUTE);
+    }
+    await settle(f);
+    expect((await memories(f)).filter((m) => m.content.startsWith('user: '))).toHaveLength(4);
+    for (const q of ['where does the user work', 'Where does the user work?', 'what is the user\'s employer']) {
+      const search = await t.http().get('/v1/memory/search').query({ q }).set(asAgent(f)).expect(200);
+      const place = search.body.items.findIndex((m: { id: string }) => m.id === fact.body.id);
+      // First or second: the lexical default embedder puts "I live in Toronto" nearest the question
+      // (it shares "user" and the question's shape), and the episodes' importance is 1.0 to the
+      // explicit save's 0.8; with rrf_k 60 the fact came last of five.
+      expect({ q, firstOrSecond: place === 0 || place === 1 }).toEqual({ q, firstOrSecond: true });
+    }
+  });
 });

@@ -82,7 +82,7 @@ export const DEFAULT_LIFECYCLE: LifecycleConfig = {
     weights: { similar_to: 0.3, precedes: 0.2, follows: 0.2, shares_entity: 0.3, causes: 0.5, effects: 0.5 },
   },
   retrieval: {
-    rrf_k: 60,
+    rrf_k: 10,
     text_weight: 1,
     // The default embedder is lexical: it backs up full text (stems, word pieces, Korean) rather
     // than competing with it. Raise this with a semantic embedder (EMBEDDINGS_URL).

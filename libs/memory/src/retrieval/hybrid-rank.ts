@@ -146,7 +146,7 @@ function ranks(scores: Float64Array, candidates: readonly Candidate[], limit: nu
  * Hybrid ranking (docs/design.md §6). Per branch (BM25 full text; vector similarity), scores are smoothed
  * over temporal neighbours and multiplied by the tag boost when the query names one of the
  * memory's tags; each branch is ranked, and the ranks fused by reciprocal rank fusion
- * (`Σ weight / (k + rank)`, k = 60). The fused score is then weighted by retention now,
+ * (`Σ weight / (k + rank)`, `retrieval.rrf_k`, 10). The fused score is then weighted by retention now,
  * importance and priority, and ×0.1 for a soft-forgotten memory. With `links` (the association
  * graph's edges from the best hits), a linked memory takes score from its source as a temporal
  * neighbour does, by `associations.weights` of the relation × the link's weight.
