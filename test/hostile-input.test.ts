@@ -29,6 +29,7 @@ describe('hostile input', () => {
     ['payload.a\\u0000', { payload: { 'a\u0000': 'y' } }],
     ['content', { content: 'bad \ud800 surrogate' }],
     ['content', { content: '\u200b\u200b\ufeff' }],
+    ['content', { content: '\u3164\u2800\ufe0f' }],
     ['payload.__proto__', { payload: JSON.parse('{"__proto__": {"polluted": true}}') as object }],
     ['occurred_at', { occurred_at: '0000-01-01T00:00:00Z' }],
     ['expires_at', { expires_at: '0000-12-31T23:59:59+01:00' }],

@@ -27,11 +27,19 @@ export const isoDateTime = z
   );
 
 /**
- * Whether a text has anything to read: a character that is not white space, a format character
- * (zero-width space, joiners, U+FEFF) or a control (`"\u200b\u200b"` was stored as a memory that
- * recall showed as a blank entry: a newcomer's report).
+ * The characters that show nothing, as a regex character class (written with `\uXXXX` escapes
+ * so that a JSON Schema pattern can carry it too): white space, controls, the format characters
+ * of the Basic Multilingual Plane (zero-width space and joiners, bidirectional marks, U+FEFF),
+ * the Hangul fillers, the blank Braille pattern, the combining grapheme joiner and the variation
+ * selectors. Content of these alone was stored and shown as a blank entry (a newcomer's reports:
+ * `"\u200b\u200b"`, then `"\u3164"`).
  */
-export const hasVisibleText = (s: string): boolean => /[^\s\p{Cf}\p{Cc}]/u.test(s);
+export const INVISIBLE_CHARACTERS =
+  '\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890\\u0891\\u08e2\\u115f\\u1160\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\u2800\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff9-\\ufffb';
+const VISIBLE = new RegExp(`[^${INVISIBLE_CHARACTERS}]`);
+
+/** Whether a text has anything to read: a character outside {@link INVISIBLE_CHARACTERS}. */
+export const hasVisibleText = (s: string): boolean => VISIBLE.test(s);
 
 /** Length in characters as people count them (code points, not UTF-16 units). */
 export const charLength = (s: string): number => [...s].length;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TAG_MAX_LENGTH } from '@engram/memory';
+import { INVISIBLE_CHARACTERS } from '../../common/zod-fields';
 
 /** A JSON Schema object, as advertised in `tools/list`. */
 export type JsonSchema = Record<string, unknown>;
@@ -48,12 +49,8 @@ export function amend(json: JsonSchema, path: readonly string[], changes: Record
 // Rules of the REST fields that zod refinements carry (no JSON Schema of their own), written out
 // for the tools' schemas, so that a value the schema allows is not refused by the handler.
 
-/**
- * Text that must not be empty or blank: one character that is not white space, a control or a
- * format character of the Basic Multilingual Plane (zero-width space, joiners, U+FEFF; the
- * content rule `hasVisibleText` also refuses the astral ones, which a pattern without `\p` cannot name).
- */
-export const NOT_BLANK: JsonSchema = { minLength: 1, pattern: '[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890\\u0891\\u08e2\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ufff9-\\ufffb]' };
+/** Text that must not be empty or blank: one character outside INVISIBLE_CHARACTERS, as `hasVisibleText` checks. */
+export const NOT_BLANK: JsonSchema = { minLength: 1, pattern: `[^${INVISIBLE_CHARACTERS}]` };
 
 /** No control characters (`\p{Cc}`), written as ranges for regex engines without `\p`. */
 const NO_CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
