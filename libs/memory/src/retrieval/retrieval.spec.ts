@@ -17,13 +17,14 @@ const config: LifecycleConfig = DEFAULT_LIFECYCLE;
 const r = config.retrieval;
 
 describe('rankHybrid (docs/design.md §6)', () => {
-  it('fuses ranks by RRF with k = 60 and the branch weights', () => {
+  it('fuses ranks by RRF with k = 10 (retrieval.rrf_k) and the branch weights', () => {
     const hits = rankHybrid([cand('a', { bm25: 5, distance: 0.2 }), cand('b', { bm25: 3 }), cand('c', { distance: 0.1 })], 'q', config);
     const byId = new Map(hits.map((h) => [h.id, h]));
     // a: text rank 1, vector rank 2; b: text rank 2; c: vector rank 1.
-    expect(byId.get('a')!.explain.rrf).toBeCloseTo(r.text_weight / (60 + 1) + r.vector_weight / (60 + 2), 12);
-    expect(byId.get('b')!.explain.rrf).toBeCloseTo(r.text_weight / (60 + 2), 12);
-    expect(byId.get('c')!.explain.rrf).toBeCloseTo(r.vector_weight / (60 + 1), 12);
+    expect(r.rrf_k).toBe(10);
+    expect(byId.get('a')!.explain.rrf).toBeCloseTo(r.text_weight / (10 + 1) + r.vector_weight / (10 + 2), 12);
+    expect(byId.get('b')!.explain.rrf).toBeCloseTo(r.text_weight / (10 + 2), 12);
+    expect(byId.get('c')!.explain.rrf).toBeCloseTo(r.vector_weight / (10 + 1), 12);
     expect(hits.map((h) => h.id)).toEqual(['a', 'b', 'c']);
     expect(byId.get('a')!.explain).toMatchObject({ text: { bm25: 5, rank: 1 }, vector: { distance: 0.2, rank: 2 } });
     expect(byId.get('b')!.explain.vector).toMatchObject({ distance: null, rank: null });
