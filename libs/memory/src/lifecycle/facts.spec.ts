@@ -26,6 +26,11 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     expect(factSignals("I'm working as a nurse").life_fact).toBe(1);
   });
 
+  it('"into" is a taste only after being: "I\'m going to look into it" is chatter, "I\'m really into jazz" a preference', () => {
+    expect(score("I'm going to look into it")).toBeLessThan(trigger);
+    expect(factSignals("I'm really into jazz")).toMatchObject({ preference: 1, life_fact: 1 });
+  });
+
   it('reads the signals it names, English and Korean', () => {
     const s = factSignals('Actually I no longer work at Acme: I moved to Globex in March 2026, and we decided to stay!');
     expect(s).toMatchObject({ first_person: 1, self_statement: 1, domain: 1, correction: 1, time: 1, number: 1, decision: 1, life_fact: 1, reaction: 0, question: 0 });

@@ -118,7 +118,9 @@ const SELF_STATEMENT_KO =
   /(저는|제가|나는|내가|우리는|저희는).{0,30}(했|해요|합니다|했어|있어|있습니다|살아|살고|다녀|다니|일해|일하|좋아|싫어|샀|갔|시작|이사|결혼|졸업|그만|키워|키우)|(이사했|결혼했|졸업했|입사했|퇴사했|취직했|전학했|이직했|시작했|살고 있|살아요|일해요|일하고 있|다니고 있|다녀요|키우고 있|키워요|갈 거|할 거|갈 예정|할 예정|하려고)/;
 const DOMAIN =
   /\b(job|work|career|company|boss|office|colleague|business|store|shop|studio|client|customer|salary|promotion|promoted|manager|team|project|interview|home|house|apartment|city|town|moved|kids?|children|son|daughter|husband|wife|partner|boyfriend|girlfriend|mom|mother|dad|father|sister|brother|family|parents?|grandma|grandpa|baby|pregnant|doctor|hospital|sick|ill|allergic|allergy|diagnosed|surgery|therapy|health|school|class|degree|college|university|course|exam|learning|studying|lessons?|language|japanese|spanish|french|german|korean|chinese|marathon|gym|training|hobby|car|dog|cat|pet|money|loan|rent)\b|회사|직장|일|집|이사|이직|취직|입사|퇴사|가족|아이|아들|딸|남편|아내|엄마|아빠|부모|병원|의사|아파|알레르기|학교|수업|대학|강아지|고양이|결혼|이혼|임신|학생|키워|키우/i;
-const PREFERENCE = /\b(love|loved|loves|like|liked|likes|enjoy|enjoyed|enjoys|hate|hated|hates|prefer|prefers|favou?rite|fave|passionate|passion|into)\b|좋아|싫어|선호|제일 좋/i;
+// "into" as a taste only after being ("I'm really into jazz"), not "I'm going to look into it"
+// (a newcomer's, kept at importance 1).
+const PREFERENCE = /\b(love|loved|loves|like|liked|likes|enjoy|enjoyed|enjoys|hate|hated|hates|prefer|prefers|favou?rite|fave|passionate|passion)\b|\b(?:i'm|im|i am|we're|been|really|so|totally|very)\s+into\b|좋아|싫어|선호|제일 좋/i;
 const PLAN = /\b(going to|gonna|plan|plans|planning|planned|will|want to|wanna|hope to|hoping to|thinking (?:of|about)|signed up|next (?:week|month|year|weekend)|tomorrow|soon)\b|할 거|예정|계획|하려고|다음 주|내일/i;
 // A plan about one's life, said as one ("I'm planning a trip to Japan"): narrower than PLAN, whose
 // "going to" and "will" are also how a reply says it will check something.
