@@ -175,7 +175,11 @@ describe('webhooks through BullMQ (API + worker)', () => {
     await waitFor('three attempts', () => mine().length >= 3);
     const ids = new Set(mine().map((r) => r.headers['webhook-id']));
     expect(ids.size).toBe(1);
-    const [delivery] = (await deliveries(t.http, f, hook.id)).body.items;
+    // The worker records the third attempt's answer after the receiver has it: wait for the record.
+    const delivery = await waitFor('the delivery recorded as succeeded', async () => {
+      const [d] = (await deliveries(t.http, f, hook.id)).body.items;
+      return d?.status === 'succeeded' ? d : undefined;
+    });
     expect(delivery).toMatchObject({ id: [...ids][0], status: 'succeeded', attempts: 3, last_status_code: 204 });
   });
 
