@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { sql } from 'kysely';
 import request from 'supertest';
-import { DATABASE, EmbeddedVacuum, TenantDb, openDatabase, vectorLiteral } from '@engram/db';
+import { DATABASE, EmbeddedVacuum, TenantDb, VECTOR_ARITHMETIC, openDatabase, vectorLiteral } from '@engram/db';
 import { HashingEmbedder } from '@engram/embeddings';
 import { NO_SCHEDULES, loadConfig } from '@engram/config';
 import { createApp } from '../apps/api/src/create-app';
@@ -114,6 +114,8 @@ describe('embedded mode (PGlite)', () => {
   // Embedded mode compares vectors widened to single precision (WebAssembly has no F16C): the
   // same neighbours at the same distances as pgvector's halfvec arithmetic on the stored values.
   it('finds the same nearest memories at the same distances as halfvec arithmetic', async () => {
+    // Widened: the distances below would match either way, the speed would not.
+    expect(app.get(VECTOR_ARITHMETIC)).toBe('vector');
     const http = request(app.getHttpServer());
     const reg = await http.post('/v1/auth/register').send({ email: 'vectors@example.test', password: 'embedded secret', tenant_name: 'Vectors' }).expect(201);
     const owner = { Authorization: `Bearer ${reg.body.token}` };

@@ -4,10 +4,11 @@ import { openDatabase, type DatabaseHandle } from './database';
 import { DATABASE, TenantDb } from './tenant-db';
 import { REPOSITORIES } from './repositories';
 
-import { DATABASE_HANDLE } from './db-handle';
+import { DATABASE_HANDLE, VECTOR_ARITHMETIC } from './db-handle';
+import { vectorArithmetic } from './repositories/retrieval-sql';
 import { EmbeddedVacuum } from './embedded-vacuum';
 
-export { DATABASE_HANDLE } from './db-handle';
+export { DATABASE_HANDLE, VECTOR_ARITHMETIC } from './db-handle';
 
 const repositories = [...REPOSITORIES];
 
@@ -27,6 +28,7 @@ const providers: Provider[] = [
     },
   },
   { provide: DATABASE, inject: [DATABASE_HANDLE], useFactory: (handle: DatabaseHandle) => handle.db },
+  { provide: VECTOR_ARITHMETIC, inject: [DATABASE_HANDLE], useFactory: (handle: DatabaseHandle) => vectorArithmetic(handle.mode) },
   TenantDb,
   EmbeddedVacuum,
   ...repositories,

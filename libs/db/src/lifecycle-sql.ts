@@ -51,7 +51,8 @@ export function leavesVectorIndexSql(now: Date): RawBuilder<boolean> {
 
 /**
  * A row's event time as the sweeps' ages count it: `occurred_at`, or its creation when the event
- * is dated later (an appointment to come). Not its birth: retention starts at creation.
+ * is dated later (an appointment to come). Not its birth: retention starts at creation. libs/memory
+ * `eventAt` is the same rule in TypeScript.
  */
 export const eventAtSql = sql<Date>`least(occurred_at, created_at)`;
 

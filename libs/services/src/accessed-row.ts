@@ -1,5 +1,5 @@
 import type { AccessState } from '@engram/db';
-import { applyAccess, nextReviewAfter, promotes, tierAfterAccess, type LifecycleConfig, type RetentionState } from '@engram/memory';
+import { applyAccess, eventAt, nextReviewAfter, promotes, tierAfterAccess, type LifecycleConfig, type RetentionState } from '@engram/memory';
 
 const INT_MAX = 2_147_483_647;
 
@@ -20,7 +20,7 @@ export function retentionStateOf(row: AccessState): RetentionState | undefined {
     next_review: row.next_review,
     review_count: row.review_count,
     forgotten_at: row.forgotten_at,
-    event_at: row.occurred_at.getTime() < row.created_at.getTime() ? row.occurred_at : row.created_at,
+    event_at: eventAt(row),
   };
 }
 
@@ -69,8 +69,7 @@ export function accessedRow<T extends AccessState>(row: T, at: Date, config: Lif
   }
   // The SQL's other branch: no curve to re-anchor or revive.
   const due = row.next_review !== null && at.getTime() >= row.next_review.getTime();
-  const born = row.occurred_at.getTime() < row.created_at.getTime() ? row.occurred_at : row.created_at;
-  const promote = promotes({ layer: row.layer, access_count: row.access_count + 1, event_at: born, importance_score: row.importance_score ?? 0 }, at, config);
+  const promote = promotes({ layer: row.layer, access_count: row.access_count + 1, event_at: eventAt(row), importance_score: row.importance_score ?? 0 }, at, config);
   const c = config.retention.coefficients;
   const ratio = row.layer === 'working' ? c.short_term / c.working : c.long_term / c.short_term;
   const promoted = row.strength_days === null ? null : promote ? Math.round(row.strength_days * ratio * 1e12) / 1e12 : row.strength_days;

@@ -3,9 +3,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { GeneralisationLink, LifecycleConfig, LinkRelation, MemoryCategory, MemoryType } from '@engram/memory';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import { setLocal, type TenantTx } from '../tenant-db';
-import type { DatabaseHandle } from '../database';
-import { DATABASE_HANDLE } from '../db-handle';
-import { nearestSql, vectorArithmetic, type VectorArithmetic } from './retrieval-sql';
+import { VECTOR_ARITHMETIC } from '../db-handle';
+import { nearestSql, type VectorArithmetic } from './retrieval-sql';
 import type { VectorScan } from './retrieval.repository';
 
 /** A memory whose links are to be built (what the rules need of it). */
@@ -104,13 +103,8 @@ export function relinkNeighboursSql(tenantId: string) {
 
 @Injectable()
 export class AssociationsRepository {
-  /** How the similarity pass computes distances on this database (retrieval-sql `nearestSql`). */
-  private readonly arithmetic: VectorArithmetic;
-
-  /** @param database its mode chooses the vector arithmetic; absent: PostgreSQL's */
-  constructor(@Optional() @Inject(DATABASE_HANDLE) database?: Pick<DatabaseHandle, 'mode'>) {
-    this.arithmetic = vectorArithmetic(database?.mode);
-  }
+  /** @param arithmetic how the similarity pass compute distances on this database (retrieval-sql `nearestSql`); absent: PostgreSQL's */
+  constructor(@Optional() @Inject(VECTOR_ARITHMETIC) private readonly arithmetic: VectorArithmetic = 'halfvec') {}
 
   /**
    * Up to `limit` memories whose links are to be built: new or changed content

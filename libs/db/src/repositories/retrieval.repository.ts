@@ -7,9 +7,8 @@ import { PREPARED } from '../prepared';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import { setLocal, type TenantTx } from '../tenant-db';
 import { linksBothWays } from './associations.repository';
-import type { DatabaseHandle } from '../database';
-import { DATABASE_HANDLE } from '../db-handle';
-import { textSql, vectorArithmetic, vectorSql, type VectorArithmetic } from './retrieval-sql';
+import { VECTOR_ARITHMETIC } from '../db-handle';
+import { textSql, vectorSql, type VectorArithmetic } from './retrieval-sql';
 
 /**
  * How the query finds memories: full text with `any` word (ranked) or `all` in web-search syntax,
@@ -103,13 +102,8 @@ const AROUND = { minVectorSimilarity: 0.1, reach: 2, retention: { config: SAMPLE
  */
 @Injectable()
 export class RetrievalRepository {
-  /** How exact vector scans compute distances on this database (retrieval-sql `nearestSql`). */
-  private readonly arithmetic: VectorArithmetic;
-
-  /** @param database its mode chooses the vector arithmetic; absent: PostgreSQL's */
-  constructor(@Optional() @Inject(DATABASE_HANDLE) database?: Pick<DatabaseHandle, 'mode'>) {
-    this.arithmetic = vectorArithmetic(database?.mode);
-  }
+  /** @param arithmetic how exact vector scans compute distances on this database (retrieval-sql `nearestSql`); absent: PostgreSQL's */
+  constructor(@Optional() @Inject(VECTOR_ARITHMETIC) private readonly arithmetic: VectorArithmetic = 'halfvec') {}
 
   /** Memories of the mind (for choosing exact or indexed vector search, and BM25's n). */
   @GenerateSql({ params: [M] })

@@ -28,6 +28,16 @@ export interface RetentionState {
   event_at: Date;
 }
 
+/**
+ * A memory's event time as the lifecycle's ages count it (promotion's 24 h, the neocortex's 30 d,
+ * eviction): when it happened (`occurred_at`), or when it was stored if the event is dated later
+ * (an appointment to come). Not its birth: retention starts when it is stored. libs/db
+ * `eventAtSql` is the same rule in SQL.
+ */
+export function eventAt(row: { occurred_at: Date; created_at: Date }): Date {
+  return row.occurred_at.getTime() < row.created_at.getTime() ? row.occurred_at : row.created_at;
+}
+
 /** Retention now, from the anchor, with access-reinforced strength (docs/design.md §5). */
 export function currentRetention(state: Pick<RetentionState, 'current_retention' | 'retention_at' | 'strength_days' | 'access_count'>, now: Date, config: LifecycleConfig): number {
   return retentionAt(
