@@ -118,14 +118,25 @@ function withLinks(near: [number, number][][], index: ReadonlyMap<string, number
 }
 
 /**
+ * What a memory with no place in time (no temporal context or position) is multiplied by in
+ * {@link smooth}: 1 + the weights of a whole neighbourhood (2·adjacent + 2·second, whatever
+ * `forward`), as if its neighbours were as relevant as itself. A keyed fact stands on its own; left
+ * at ×1, a chat line saying the same thing outranked it by what was said around the line
+ * (a newcomer's "what is the user's job": the saved fact fifth of five).
+ */
+export function placelessFactor(weights: { adjacent: number; second: number }): number {
+  return 1 + 2 * weights.adjacent + 2 * weights.second;
+}
+
+/**
  * Temporal contiguity: each score plus `adjacent` × the scores of the memories one position away
  * and `second` × those two away, within the same temporal context (a recalled memory cues its
- * neighbours in time: seed 000's temporal index).
+ * neighbours in time: seed 000's temporal index); a placeless memory's own score × `placeless`.
  */
-function smooth(scores: Float64Array, near: readonly [number, number][][]): Float64Array {
+function smooth(scores: Float64Array, near: readonly [number, number][][], self: Float64Array): Float64Array {
   const out = new Float64Array(scores.length);
   for (let i = 0; i < scores.length; i++) {
-    let s = scores[i] as number;
+    let s = (scores[i] as number) * (self[i] as number);
     for (const [j, w] of near[i] as [number, number][]) s += w * (scores[j] as number);
     out[i] = s;
   }
@@ -144,7 +155,7 @@ function ranks(scores: Float64Array, candidates: readonly Candidate[], limit: nu
 
 /**
  * Hybrid ranking (docs/design.md §6). Per branch (BM25 full text; vector similarity), scores are smoothed
- * over temporal neighbours and multiplied by the tag boost when the query names one of the
+ * over temporal neighbours (a memory with no place in time: ×{@link placelessFactor}) and multiplied by the tag boost when the query names one of the
  * memory's tags; each branch is ranked, and the ranks fused by reciprocal rank fusion
  * (`Σ weight / (k + rank)`, `retrieval.rrf_k`, 10). The fused score is then weighted by retention now,
  * importance and priority, and ×0.1 for a soft-forgotten memory. With `links` (the association
@@ -168,8 +179,10 @@ export function rankHybrid(candidates: readonly Candidate[], query: string, conf
   });
   const ids = new Map(candidates.map((c, i) => [c.id, i]));
   const near = withLinks(neighbourhoods(candidates, r.neighbor_weights), ids, links, config.associations.weights);
-  const textSmoothed = smooth(text, near);
-  const vectorSmoothed = smooth(similarity, near);
+  const placeless = placelessFactor(r.neighbor_weights);
+  const self = Float64Array.from(candidates, (c) => (c.temporal_context === null || c.temporal_position === null ? placeless : 1));
+  const textSmoothed = smooth(text, near, self);
+  const vectorSmoothed = smooth(similarity, near, self);
   for (let i = 0; i < n; i++) {
     textSmoothed[i] = (textSmoothed[i] as number) * (tagFactor[i] as number);
     vectorSmoothed[i] = (vectorSmoothed[i] as number) * (tagFactor[i] as number);

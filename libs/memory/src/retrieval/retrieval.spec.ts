@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { MEMORY_PRIORITIES } from '../memory.constants';
 import { DEFAULT_LIFECYCLE, type LifecycleConfig } from '../lifecycle/lifecycle-config';
-import { rankHybrid, type Candidate } from './hybrid-rank';
+import { placelessFactor, rankHybrid, type Candidate } from './hybrid-rank';
 
 const base: Omit<Candidate, 'id'> = {
   temporal_context: null,
@@ -67,6 +67,19 @@ describe('rankHybrid (docs/design.md §6)', () => {
     const after = hits.find((h) => h.id === 'after')!;
     // The memory after a hit takes forward × 2 × adjacent of its score.
     expect(after.explain.text.smoothed).toBeCloseTo(4 * 2 * r.neighbor_weights.forward * r.neighbor_weights.adjacent, 12);
+  });
+
+  it('scores a memory with no place in time as one whose whole neighbourhood is as relevant as itself', () => {
+    const ctx = { temporal_context: 'chat' };
+    const placed = [8, 9, 10, 11, 12].map((p) => cand(`p${p}`, { ...ctx, temporal_position: p, bm25: 2, distance: 0.5 }));
+    const hits = rankHybrid([cand('fact', { bm25: 2, distance: 0.5 }), ...placed], 'q', config);
+    const smoothed = (id: string) => hits.find((h) => h.id === id)!.explain;
+    expect(placelessFactor(r.neighbor_weights)).toBeCloseTo(1 + 2 * r.neighbor_weights.adjacent + 2 * r.neighbor_weights.second, 12);
+    // The middle of five equal lines takes its whole neighbourhood's weight: the placeless fact the same.
+    expect(smoothed('fact').text.smoothed).toBeCloseTo(smoothed('p10').text.smoothed, 12);
+    expect(smoothed('fact').vector.smoothed).toBeCloseTo(smoothed('p10').vector.smoothed, 12);
+    // A line at the edge has fewer neighbours, and ranks below the fact.
+    expect(smoothed('p8').text.smoothed).toBeLessThan(smoothed('fact').text.smoothed);
   });
 
   const arbCandidates = fc
