@@ -247,7 +247,7 @@ describe('data rights', () => {
     expect(empty.body.message).toBe('body: is empty: send the JSONL of GET /v1/tenant/export');
   });
 
-  it('purging a mind removes exactly its memories, versions and tombstones', async () => {
+  it('purging a mind removes exactly its memories, versions, tombstones and short-term memory', async () => {
     const c = await createTenant(t, 'zeta');
     await importInto(c, (await exportOf(a)).text).expect(200);
     const [mind] = await owner<{ id: string }>(`select id from minds where tenant_id = $1 and name = 'alpha mind'`, [c.tenantId]);
@@ -257,6 +257,10 @@ describe('data rights', () => {
        values ($1, gen_random_uuid(), $2, 'fact', 'gone', 'evicted', 'archive', 0, now(), now())`,
       [c.tenantId, mind!.id],
     );
+    // A conversation still in short-term memory (under the 0.7 trigger: it stays there).
+    await t.http().post('/v1/conversations/trip/messages').set(asUser(c, mind!.id)).send({ messages: [{ content: 'We might visit the old harbour in Lisbon someday', importance: 0.5 }] }).expect(201);
+    const stm = async () => (await t.http().get('/v1/conversations/trip/stm').set(asUser(c, mind!.id)).expect(200)).body.entries.length;
+    expect(await stm()).toBe(1);
     const target = await mindCounts(c.tenantId, mind!.id);
     expect(target).toEqual({ memories: 3, versions: 5, tombstones: 1 });
     const otherBefore = await mindCounts(c.tenantId, other!.id);
@@ -266,8 +270,12 @@ describe('data rights', () => {
     await t.http().delete(`/v1/minds/${mind!.id}/memories`).set(asAgent(c)).expect(403);
     await t.http().delete(`/v1/minds/${b.mindId}/memories`).set(bearer(c)).expect(404);
     const res = await t.http().delete(`/v1/minds/${mind!.id}/memories`).set(bearer(c)).expect(200);
-    expect(res.body).toEqual({ mind_id: mind!.id, ...target });
+    expect(res.body).toEqual({ mind_id: mind!.id, ...target, stm_entries: 1 });
 
+    expect(await mindCounts(c.tenantId, mind!.id)).toEqual({ memories: 0, versions: 0, tombstones: 0 });
+    // Nothing of the purged mind comes back: an explicit save (as the sleep cycle would) finds no short-term memory.
+    expect(await stm()).toBe(0);
+    expect((await t.http().post('/v1/conversations/trip/consolidate').set(asUser(c, mind!.id)).expect(200)).body).toEqual({ consolidated: [] });
     expect(await mindCounts(c.tenantId, mind!.id)).toEqual({ memories: 0, versions: 0, tombstones: 0 });
     expect(await mindCounts(c.tenantId, other!.id)).toEqual(otherBefore);
     expect(await countsOf(a.tenantId)).toEqual(aBefore);

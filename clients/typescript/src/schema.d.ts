@@ -1500,6 +1500,8 @@ export interface components {
             memories: number;
             /** Format: uuid */
             mind_id: string;
+            /** @description entries of the mind's short-term memory deleted (its conversations' buffers) */
+            stm_entries: number;
             /** @description eviction tombstones deleted */
             tombstones: number;
             /** @description history entries deleted */

@@ -35,6 +35,12 @@ where
   "tenant_id" = $1
   and "mind_id" = $2;
 
+-- StmRepository.deleteForMind
+delete from "stm_entries"
+where
+  "tenant_id" = $1
+  and "mind_id" = $2;
+
 -- StmRepository.save (empty)
 delete from "stm_entries"
 where

@@ -127,9 +127,9 @@ export class DataRightsController {
   }
 
   /**
-   * Deletes all of a mind's memories with their history and eviction tombstones (the mind, its
-   * keys and messages stay): 200 `{mind_id, memories, versions, tombstones}`, the counts
-   * deleted. 404 for a mind that is not this tenant's.
+   * Deletes all of a mind's memories with their history, eviction tombstones and short-term memory
+   * (the mind, its keys and messages stay): 200 `{mind_id, memories, versions, tombstones,
+   * stm_entries}`, the counts deleted. 404 for a mind that is not this tenant's.
    */
   @UsersOnly('owner')
   @Delete('minds/:id/memories')

@@ -137,6 +137,7 @@ export const PurgeResultSchema = z.object({
   memories: z.number().describe('memories deleted'),
   versions: z.number().describe('history entries deleted'),
   tombstones: z.number().describe('eviction tombstones deleted'),
+  stm_entries: z.number().describe("entries of the mind's short-term memory deleted (its conversations' buffers)"),
 });
 export class PurgeResultDto extends createZodDto(PurgeResultSchema) {}
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { MemoriesRepository, MemoryVersionsRepository, MindsRepository, TenantDb, TenantsRepository, TombstonesRepository } from '@engram/db';
+import { MemoriesRepository, MemoryVersionsRepository, MindsRepository, StmRepository, TenantDb, TenantsRepository, TombstonesRepository } from '@engram/db';
 import { AppError, type FieldProblem } from '@engram/services';
 import type { UserPrincipal } from '../auth/principal';
 import { KeyLookupCache } from '../auth/key-lookup-cache';
@@ -17,13 +17,15 @@ export class DataRightsService {
     private readonly memories: MemoriesRepository,
     private readonly versions: MemoryVersionsRepository,
     private readonly tombstones: TombstonesRepository,
+    private readonly stm: StmRepository,
     private readonly keyLookups: KeyLookupCache,
   ) {}
 
   /**
-   * Deletes every memory of a mind with its history and its eviction tombstones, in one
-   * transaction; the mind, its keys and its conversation messages stay.
-   * @returns `{mind_id, memories, versions, tombstones}`: how many of each were deleted
+   * Deletes every memory of a mind with its history, its eviction tombstones and the short-term
+   * memory of its conversations (what the sleep cycle or an explicit save would otherwise turn
+   * into memories again), in one transaction; the mind, its keys and its conversation messages stay.
+   * @returns `{mind_id, memories, versions, tombstones, stm_entries}`: how many of each were deleted
    * @throws AppError 404 when the mind is not this tenant's.
    */
   async purgeMind(principal: UserPrincipal, mindId: string) {
@@ -32,7 +34,8 @@ export class DataRightsService {
       const versions = await this.versions.deleteForMind(tx, mindId);
       const memories = await this.memories.deleteForMind(tx, mindId);
       const tombstones = await this.tombstones.deleteForMind(tx, mindId);
-      return { mind_id: mindId, memories, versions, tombstones };
+      const stmEntries = await this.stm.deleteForMind(tx, mindId);
+      return { mind_id: mindId, memories, versions, tombstones, stm_entries: stmEntries };
     });
   }
 

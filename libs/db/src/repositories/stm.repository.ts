@@ -67,6 +67,13 @@ export class StmRepository {
     return q.execute();
   }
 
+  /** Deletes the short-term memory of every conversation of a mind (a purge). @returns how many entries. */
+  @GenerateSql({ params: [SAMPLE.uuid] })
+  async deleteForMind(tx: TenantTx, mindId: string): Promise<number> {
+    const result = await tx.trx.deleteFrom('stm_entries').where('tenant_id', '=', tx.tenantId).where('mind_id', '=', mindId).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** Replaces the stored buffer with `entries` (upsert the present ones, delete the rest). */
   @GenerateSql({ name: 'empty', params: [SAMPLE.uuid, 'c1', []] }, { name: 'entries', params: [SAMPLE.uuid, 'c1', [{ id: SAMPLE.uuid2, content: 'c', speaker: null, message_ids: [], importance: 0.5, importance_source: 'rules', emotion: 0, association: 0, utility: 0, mentions: 1, rehearsal_count: 0, decay_factor: 0.85, entered_at: SAMPLE.date, last_rehearsed_at: SAMPLE.date, chunk: null }]] })
   async save(tx: TenantTx, mindId: string, conversationId: string, entries: readonly (StmEntry & { importance_source: ImportanceSource })[]): Promise<void> {
