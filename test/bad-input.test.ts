@@ -31,6 +31,7 @@ describe('bad input', () => {
     ['more than 20 tags', 'tags', { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }],
     ['a tag over 64 characters', 'tags[1]', { tags: ['ok', 'x'.repeat(65)] }],
     ['an empty tag', 'tags[0]', { tags: [''] }],
+    ['a tag of a zero-width space only', 'tags[0]', { tags: ['\u200b'] }],
     ['confidence above 1', 'confidence', { confidence: 1.5 }],
     ['confidence below 0', 'confidence', { confidence: -0.1 }],
     ['confidence as text', 'confidence', { confidence: 'high' }],

@@ -40,6 +40,11 @@ describe('memory lifecycle through the API (seed 001)', () => {
     expect(removed.body.overrides).toEqual({});
     const order = await t.http().put('/v1/tenant/settings/lifecycle').set(owner()).send({ layers: { short_term_threshold: 0.9 } }).expect(400);
     expect(order.body.errors[0].field).toBe('layers.short_term_threshold');
+    // Both branch weights at 0 would make every search answer nothing (a newcomer's).
+    const silent = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { text_weight: 0, vector_weight: 0 } }).expect(400);
+    expect(silent.body.errors[0]).toEqual({ field: 'retrieval.text_weight', message: expect.stringContaining('search would find nothing') });
+    await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { vector_weight: 0 } }).expect(200);
+    await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { vector_weight: null } }).expect(200);
     await t.http().get('/v1/tenant/settings/lifecycle').set(asAgent(f)).expect(403);
     const still = await t.http().get('/v1/tenant/settings/lifecycle').set(owner()).expect(200);
     expect(still.body.overrides).toEqual({});

@@ -260,6 +260,10 @@ export const lifecycleConfigSchema = z
     if (Object.values(c.importance.weights).every((w) => w === 0)) {
       ctx.addIssue({ code: 'custom', path: ['importance', 'weights'], message: 'must not all be 0' });
     }
+    // Both at 0, every fused score is 0 and search answers nothing (a newcomer's).
+    if (c.retrieval.text_weight === 0 && c.retrieval.vector_weight === 0) {
+      ctx.addIssue({ code: 'custom', path: ['retrieval', 'text_weight'], message: 'must not be 0 while vector_weight is 0: search would find nothing' });
+    }
     if (Object.values(c.consolidation.weights).every((w) => w === 0)) {
       ctx.addIssue({ code: 'custom', path: ['consolidation', 'weights'], message: 'must not all be 0' });
     }
