@@ -104,23 +104,33 @@ export const PLAIN_FACTS: readonly string[] = [
   'I am working at Initrode as a software engineer',
   'I worked at IBM for ten years',
   "I'm living in Berlin now",
+  // A newcomer's, discarded at 0.09-0.67 or below attention: health, tastes said as a dislike,
+  // a wedding to come, contact details, and Korean without a subject (no longer smoking, a dislike).
+  'I take insulin every morning.',
+  "I can't stand loud music.",
+  'We are getting married in June.',
+  'I get migraines when I skip sleep.',
+  'I broke my leg last week.',
+  'My phone number is 010-1234-5678.',
+  '더 이상 담배를 피우지 않아요.',
+  '고수를 싫어해요.',
 ];
 
 const FIRST_PERSON = /\b(i|i'm|im|i've|ive|i'd|i'll|my|mine|me|myself|we|we're|we've|we'll|our|ours|us)\b|저는|제가|저의|나는|내가|나의|우리|저희/i;
 const VERB =
-  'am|was|were|have|had|got|get|went|go|started|start|finished|began|joined|moved|bought|made|took|visited|saw|met|decided|plan|planned|planning|will|want|wanted|need|needed|love|loved|like|liked|enjoy|enjoyed|hate|hated|prefer|work|worked|working|live|lived|living|study|studied|learned|learning|adopted|signed|lost|won|received|graduated|married|retired|quit|opened|launched|built|wrote|painted|ran|finally|switched|changed|became|stopped|use|used|using|drive|drove|driving|own|owned|play|played|playing|speak|spoke|teach|taught|teaching|train|trained|training|practice|practise|practiced|volunteer|volunteered|run|running|got promoted';
+  'am|was|were|have|had|got|get|went|go|started|start|finished|began|joined|moved|bought|made|took|visited|saw|met|decided|plan|planned|planning|will|want|wanted|need|needed|love|loved|like|liked|enjoy|enjoyed|hate|hated|prefer|work|worked|working|live|lived|living|study|studied|learned|learning|adopted|signed|lost|won|received|graduated|married|getting|engaged|retired|take|taking|took|broke|hurt|injured|sprained|quit|opened|launched|built|wrote|painted|ran|finally|switched|changed|became|stopped|use|used|using|drive|drove|driving|own|owned|play|played|playing|speak|spoke|teach|taught|teaching|train|trained|training|practice|practise|practiced|volunteer|volunteered|run|running|got promoted';
 const SELF_STATEMENT = new RegExp(
-  `\\b(i|we)\\s+(?:(?:just|recently|finally|also|really|actually|still|now|already|have|had|'ve|'m|am|was|were|'d|'ll|gonna|going to|started to|used to)\\s+)*(?:${VERB})\\b|\\b(i'm|im|i've|ive|we're|we've)\\s+\\w+|\\bmy\\s+(?:\\w+\\s+)?\\w+\\s+(is|was|are|were|has|had|got|gets|just|loves?|likes?|starts?|started|goes|went|works?|worked|lives?|lived|turned|turns|passed|died|moved|graduated|retired)\\b`,
+  `\\b(i|we)\\s+(?:(?:just|recently|finally|also|really|actually|still|now|already|have|had|'ve|'m|am|are|'re|was|were|'d|'ll|gonna|going to|started to|used to)\\s+)*(?:${VERB})\\b|\\b(i'm|im|i've|ive|we're|we've)\\s+\\w+|\\b(i|we)\\s+(?:really\\s+|just\\s+)?(?:can't|cannot|can not)\\s+stand\\b|\\bmy\\s+(?:\\w+\\s+)?\\w+\\s+(is|was|are|were|has|had|got|gets|just|loves?|likes?|starts?|started|goes|went|works?|worked|lives?|lived|turned|turns|passed|died|moved|graduated|retired)\\b`,
   'i',
 );
 // Korean drops the subject: a life event in the first person's polite or plain past/present counts without one.
 const SELF_STATEMENT_KO =
-  /(저는|제가|나는|내가|우리는|저희는).{0,30}(했|해요|합니다|했어|있어|있습니다|살아|살고|다녀|다니|일해|일하|좋아|싫어|샀|갔|시작|이사|결혼|졸업|그만|키워|키우)|(이사했|결혼했|졸업했|입사했|퇴사했|취직했|전학했|이직했|시작했|살고 있|살아요|일해요|일하고 있|다니고 있|다녀요|키우고 있|키워요|갈 거|할 거|갈 예정|할 예정|하려고)/;
+  /(저는|제가|나는|내가|우리는|저희는).{0,30}(했|해요|합니다|했어|있어|있습니다|살아|살고|다녀|다니|일해|일하|좋아|싫어|샀|갔|시작|이사|결혼|졸업|그만|키워|키우)|(더 이상 .{0,20}(?:지 않|안 )|끊었|좋아해|싫어해|이사했|결혼했|졸업했|입사했|퇴사했|취직했|전학했|이직했|시작했|살고 있|살아요|일해요|일하고 있|다니고 있|다녀요|키우고 있|키워요|갈 거|할 거|갈 예정|할 예정|하려고)/;
 const DOMAIN =
-  /\b(job|work|career|company|boss|office|colleague|business|store|shop|studio|client|customer|salary|promotion|promoted|manager|team|project|interview|home|house|apartment|city|town|moved|kids?|children|son|daughter|husband|wife|partner|boyfriend|girlfriend|mom|mother|dad|father|sister|brother|family|parents?|grandma|grandpa|baby|pregnant|doctor|hospital|sick|ill|allergic|allergy|diagnosed|surgery|therapy|health|school|class|degree|college|university|course|exam|learning|studying|lessons?|language|japanese|spanish|french|german|korean|chinese|marathon|gym|training|hobby|car|dog|cat|pet|money|loan|rent)\b|회사|직장|일|집|이사|이직|취직|입사|퇴사|가족|아이|아들|딸|남편|아내|엄마|아빠|부모|병원|의사|아파|알레르기|학교|수업|대학|강아지|고양이|결혼|이혼|임신|학생|키워|키우/i;
+  /\b(job|work|career|company|boss|office|colleague|business|store|shop|studio|client|customer|salary|promotion|promoted|manager|team|project|interview|home|house|apartment|city|town|moved|kids?|children|son|daughter|husband|wife|partner|boyfriend|girlfriend|mom|mother|dad|father|sister|brother|family|parents?|grandma|grandpa|baby|pregnant|doctor|hospital|sick|ill|allergic|allergy|diagnosed|surgery|therapy|health|insulin|medication|meds|pills?|diabetes|asthma|migraines?|headaches?|injury|leg|arm|knee|back pain|sleep|insomnia|anxiety|depression|married|wedding|engaged|divorced|phone|email|address|birthday|school|class|degree|college|university|course|exam|learning|studying|lessons?|language|japanese|spanish|french|german|korean|chinese|marathon|gym|training|hobby|car|dog|cat|pet|money|loan|rent)\b|회사|직장|일|집|이사|이직|취직|입사|퇴사|가족|아이|아들|딸|남편|아내|엄마|아빠|부모|병원|의사|아파|알레르기|담배|술|건강|학교|수업|대학|강아지|고양이|결혼|이혼|임신|학생|키워|키우/i;
 // "into" as a taste only after being ("I'm really into jazz"), not "I'm going to look into it"
 // (a newcomer's, kept at importance 1).
-const PREFERENCE = /\b(love|loved|loves|like|liked|likes|enjoy|enjoyed|enjoys|hate|hated|hates|prefer|prefers|favou?rite|fave|passionate|passion)\b|\b(?:i'm|im|i am|we're|been|really|so|totally|very)\s+into\b|좋아|싫어|선호|제일 좋/i;
+const PREFERENCE = /\b(love|loved|loves|like|liked|likes|enjoy|enjoyed|enjoys|hate|hated|hates|dislike|dislikes|detest|prefer|prefers|favou?rite|fave|passionate|passion|can't stand|cannot stand)\b|\b(?:i'm|im|i am|we're|been|really|so|totally|very)\s+into\b|좋아|싫어|선호|제일 좋/i;
 const PLAN = /\b(going to|gonna|plan|plans|planning|planned|will|want to|wanna|hope to|hoping to|thinking (?:of|about)|signed up|next (?:week|month|year|weekend)|tomorrow|soon)\b|할 거|예정|계획|하려고|다음 주|내일/i;
 // A plan about one's life, said as one ("I'm planning a trip to Japan"): narrower than PLAN, whose
 // "going to" and "will" are also how a reply says it will check something.
@@ -152,14 +162,17 @@ export function factSignals(raw: string, context: FactContext = {}): FactSignals
   const own = text.replace(REACTION_SELF, ' ');
   const words = text.match(WORD) ?? [];
   const firstPerson = FIRST_PERSON.test(text) ? 1 : 0;
-  const selfStatement = SELF_STATEMENT.test(own) || SELF_STATEMENT_KO.test(own) || IDENTITY.test(own) ? 1 : 0;
+  const selfKo = SELF_STATEMENT_KO.test(own);
+  // Korean drops the subject: a first-person statement in Korean speaks of the speaker without a pronoun.
+  const ofSpeaker = firstPerson === 1 || selfKo;
+  const selfStatement = SELF_STATEMENT.test(own) || selfKo || IDENTITY.test(own) ? 1 : 0;
   const named = Math.min(3, new Set((text.match(NAMED) ?? []).filter((w) => !/^(I|I'm|I've|I'd|I'll|OK|TV)$/.test(w))).size);
   const ownContent = selfStatement === 1 || named > 0 || NUMBER.test(text) || DECISION.test(text);
   return {
     first_person: firstPerson,
     self_statement: selfStatement,
     domain: DOMAIN.test(text) ? 1 : 0,
-    preference: firstPerson && PREFERENCE.test(text) ? 1 : 0,
+    preference: ofSpeaker && PREFERENCE.test(text) ? 1 : 0,
     plan: PLAN.test(text) ? 1 : 0,
     decision: DECISION.test(text) ? 1 : 0,
     correction: CORRECTION.test(text) ? 1 : 0,
@@ -173,7 +186,7 @@ export function factSignals(raw: string, context: FactContext = {}): FactSignals
     second_person: Math.min(1, (text.match(SECOND_PERSON) ?? []).length / 4),
     exclamations: Math.min(1, (text.match(/!/g) ?? []).length / 3),
     image: /\[shared an image: /.test(text) ? 1 : 0,
-    life_fact: selfStatement === 1 && (IDENTITY.test(own) || DOMAIN.test(own) || (firstPerson === 1 && (PREFERENCE.test(own) || LIFE_PLAN.test(own))) || DECISION.test(own) || CORRECTION.test(own)) ? 1 : 0,
+    life_fact: selfStatement === 1 && (IDENTITY.test(own) || DOMAIN.test(own) || (ofSpeaker && (PREFERENCE.test(own) || LIFE_PLAN.test(own))) || DECISION.test(own) || CORRECTION.test(own)) ? 1 : 0,
     answers_question: answersQuestion(context) ? 1 : 0,
   };
 }
