@@ -678,7 +678,7 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
     }, 60_000);
 
     it('applies the migration on the distributed tables: memory_associations distributed by tenant, co-located with tenants, its rows on the shards', async () => {
-      expect(applied).toEqual(['20261204000000_associations', '20261205000000_vector_search', '20261206000000_message_order', '20261207000000_search_document_roles']);
+      expect(applied).toEqual(['20261204000000_associations', '20261205000000_vector_search', '20261206000000_message_order', '20261207000000_search_document']);
       // The search document's new definition reached the workers, where the shards compute it.
       const documents = await upgraded<{ result: string }>(`select result from run_command_on_workers($$select engram_search_document(null, 'user: I moved to Lisbon', array['user', 'travel'])::text$$)`);
       expect(documents.map((d) => d.result)).toEqual([expect.any(String), expect.any(String)]);

@@ -107,6 +107,31 @@ describe('retrieval', () => {
     expect(noun.body.items[0].explain.text.rank).toBe(1);
   });
 
+  // Chinese and Japanese are written without spaces: a word inside a sentence was no word of the
+  // index (a peer's bug report, mem0 #4884). The database reads each run as its bigrams.
+  it('finds a Chinese or Japanese word inside a sentence by full text, in any and all modes, and excludes it', async () => {
+    const c = await createTenant(t, 'cjk');
+    const as = asAgent(c);
+    const write = async (key: string, content: string) => (await t.http().post('/v1/memory').set(as).send({ category: 'fact', key, content }).expect(201)).body.id as string;
+    const beijing = await write('home_cn', '我住在北京，在谷歌工作');
+    const tokyo = await write('home_ja', '私は東京に住んでいます');
+    const coffee = await write('coffee_ja', '毎朝コーヒーを飲みます');
+    const shanghai = await write('friend_cn', '我的朋友住在上海');
+    const find = async (query: Record<string, string>) => (await t.http().get('/v1/memory/search').query({ explain: true, ...query }).set(as).expect(200)).body.items as { id: string; explain: { text: { rank: number | null } } }[];
+    for (const [q, id] of [['北京', beijing], ['谷歌', beijing], ['東京', tokyo], ['コーヒー', coffee]] as const) {
+      for (const mode of ['any', 'all']) {
+        const hits = await find({ q, mode });
+        expect({ q, mode, first: hits[0]?.id, text: hits[0]?.explain.text.rank }).toEqual({ q, mode, first: id, text: 1 });
+        if (mode === 'all') expect({ q, mode, hits: hits.map((h) => h.id) }).toEqual({ q, mode, hits: [id] });
+      }
+    }
+    // A run must be held as written: 北京谷歌 is not in the text (北京 and 谷歌 are, apart).
+    expect(await find({ q: '北京谷歌', mode: 'all' })).toEqual([]);
+    // An exclusion takes the whole run. (A lone character finds nothing: the text holds pairs.)
+    const without = await find({ q: '住在 -北京', mode: 'all' });
+    expect(without.map((h) => h.id)).toEqual([shanghai]);
+  });
+
   it('?explain=true gives each hit its parts, and they multiply to its score', async () => {
     const plain = await search({ q: 'database' });
     expect(plain.body.items[0].explain).toBeUndefined();

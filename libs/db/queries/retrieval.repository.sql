@@ -33,7 +33,12 @@ select
       l
     from
       unnest(
-        tsvector_to_array(to_tsvector('english', coalesce($1::text, '')))
+        tsvector_to_array(
+          to_tsvector(
+            'english',
+            engram_cjk_bigrams (coalesce($1::text, ''))
+          )
+        )
       ) as l
     order by
       l
@@ -47,7 +52,12 @@ select
       l
     from
       unnest(
-        tsvector_to_array(to_tsvector('english', coalesce($1::text, '')))
+        tsvector_to_array(
+          to_tsvector(
+            'english',
+            engram_cjk_bigrams (coalesce($1::text, ''))
+          )
+        )
       ) as l
     order by
       l
@@ -523,7 +533,12 @@ with
                   select
                     x.id
                   from
-                    engram_text_match ($5, $6, websearch_to_tsquery('english', $7), $8) x
+                    engram_text_match (
+                      $5,
+                      $6,
+                      websearch_to_tsquery('english', engram_cjk_bigrams ($7)),
+                      $8
+                    ) x
                 )
               )
               and m.mind_id = $9
@@ -533,7 +548,7 @@ with
                   or expires_at > $10::timestamptz
                 )
                 and category = $11
-                and search_vector @@ websearch_to_tsquery('english', $12)
+                and search_vector @@ websearch_to_tsquery('english', engram_cjk_bigrams ($12))
               )
           )
           -- Rounded to 1e-9: the sum's order follows the plan, and equal scores must tie exactly, so
@@ -603,7 +618,7 @@ with
                     or expires_at > $22::timestamptz
                   )
                   and category = $23
-                  and search_vector @@ websearch_to_tsquery('english', $24)
+                  and search_vector @@ websearch_to_tsquery('english', engram_cjk_bigrams ($24))
                 )
                 and vector_indexed
               order by
@@ -634,7 +649,7 @@ with
                         or expires_at > $30::timestamptz
                       )
                       and category = $31
-                      and search_vector @@ websearch_to_tsquery('english', $32)
+                      and search_vector @@ websearch_to_tsquery('english', engram_cjk_bigrams ($32))
                     )
                     and not vector_indexed
                   offset
@@ -839,7 +854,7 @@ where
       or expires_at > $51::timestamptz
     )
     and category = $52
-    and search_vector @@ websearch_to_tsquery('english', $53)
+    and search_vector @@ websearch_to_tsquery('english', engram_cjk_bigrams ($53))
   )
   and m.id not in (
     select
@@ -889,7 +904,7 @@ where
       or expires_at > $59::timestamptz
     )
     and category = $60
-    and search_vector @@ websearch_to_tsquery('english', $61)
+    and search_vector @@ websearch_to_tsquery('english', engram_cjk_bigrams ($61))
   ) /* prepared */;
 
 -- RetrievalRepository.search (vector only)

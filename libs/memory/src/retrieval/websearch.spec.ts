@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { websearchText } from './websearch';
+import { quoteCjkRuns, websearchText } from './websearch';
 
 describe('websearchText', () => {
   it('reduces a run of exclusions to its parity, leaving everything else as it was', () => {
@@ -23,5 +23,19 @@ describe('websearchText', () => {
         expect(websearchText(out)).toBe(out);
       }),
     );
+  });
+});
+
+describe('quoteCjkRuns', () => {
+  it('quotes each run of Han or kana outside quotes, so the database reads its bigrams as one phrase', () => {
+    expect(quoteCjkRuns('北京谷歌 -東京 Tokyo')).toBe('"北京谷歌" -"東京" Tokyo');
+    expect(quoteCjkRuns('"我住在 北京" 谷歌')).toBe('"我住在 北京" "谷歌"');
+    expect(quoteCjkRuns('plain words, 서울에')).toBe('plain words, 서울에');
+    // An unclosed quote runs to the end: its runs are already in a phrase.
+    expect(quoteCjkRuns('a "北京 谷歌')).toBe('a "北京 谷歌');
+  });
+
+  it('changes nothing but the quotes around runs', () => {
+    fc.assert(fc.property(fc.string(), (q) => expect(quoteCjkRuns(q).replace(/"/g, '')).toBe(q.replace(/"/g, ''))));
   });
 });

@@ -15,5 +15,24 @@ const EXCLUSION_RUN = /(?<![\p{L}\p{N}-])-(?:[^\p{L}\p{N}"-]*-)+/gu;
  * @returns the same query for websearch_to_tsquery, with no two exclusions in a row
  */
 export function websearchText(q: string): string {
-  return q.replace(EXCLUSION_RUN, (run) => ((run.match(/-/g) ?? []).length % 2 === 1 ? '-' : ' '));
+  return quoteCjkRuns(q.replace(EXCLUSION_RUN, (run) => ((run.match(/-/g) ?? []).length % 2 === 1 ? '-' : ' ')));
+}
+
+/** A run of Han or kana characters: the database reads it as its bigrams (migration 20261207000000 `engram_cjk_bigrams`). */
+const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
+
+/**
+ * Each run of Han or kana characters outside quotes quoted: the database reads the run as its
+ * bigrams, and quoted they are one phrase, so that `北京谷歌` must hold the run itself and `-北京谷歌`
+ * excludes it (unquoted, the bigrams would be separate words, and `-` would take only the first).
+ * Inside quotes a run is already part of a phrase. An unclosed quote runs to the end, as
+ * websearch_to_tsquery reads it.
+ */
+export function quoteCjkRuns(q: string): string {
+  if (!CJK_RUN.test(q)) return q;
+  CJK_RUN.lastIndex = 0;
+  return q
+    .split('"')
+    .map((part, i) => (i % 2 === 0 ? part.replace(CJK_RUN, (run) => `"${run}"`) : part))
+    .join('"');
 }
