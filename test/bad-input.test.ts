@@ -85,10 +85,19 @@ describe('bad input', () => {
     const broken = await t.http().post('/v1/memory').set(asAgent(f)).set('Content-Type', 'application/json').send('{"category":').expect(400);
     expect(broken.body.errors[0].field).toBe('body');
     await t.http().post('/v1/memory').set(asAgent(f)).set('Content-Type', 'text/plain').send('remember this').expect(415);
-    const small = await startTestApp({ BODY_LIMIT: '1kb' });
+    const small = await startTestApp({ BODY_LIMIT: '1kb', IMPORT_BODY_LIMIT: '16kb' });
     try {
       const g = await createTenant(small, 'small');
-      await small.http().post('/v1/memory').set(asAgent(g)).send({ ...valid, content: 'x'.repeat(2000) }).expect(413);
+      const big = await small.http().post('/v1/memory').set(asAgent(g)).send({ ...valid, content: 'x'.repeat(2000) }).expect(413);
+      expect(big.body.message).toBe('body: is larger than the accepted limit (BODY_LIMIT)');
+      // An import file has its own limit: a tenant's export holds every memory and its history.
+      for (const key of ['one', 'two', 'three']) await small.http().post('/v1/memory').set(asAgent(g)).send({ ...valid, key, content: `${key} ${'y'.repeat(600)}` }).expect(201);
+      const file = (await small.http().get('/v1/tenant/export').set({ Authorization: `Bearer ${g.token}` }).expect(200)).text;
+      expect(Buffer.byteLength(file)).toBeGreaterThan(1024);
+      expect(Buffer.byteLength(file)).toBeLessThan(16 * 1024);
+      await small.http().post('/v1/tenant/import').set({ Authorization: `Bearer ${g.token}`, 'Content-Type': 'application/x-ndjson' }).send(file).expect(200);
+      const huge = await small.http().post('/v1/tenant/import').set({ Authorization: `Bearer ${g.token}`, 'Content-Type': 'application/x-ndjson' }).send(file + ' '.repeat(16 * 1024)).expect(413);
+      expect(huge.body.message).toBe('body: is larger than the accepted limit (IMPORT_BODY_LIMIT)');
     } finally {
       await small.close();
     }

@@ -75,6 +75,12 @@ export const configSchema = z
     ENGRAM_OPERATOR_TOKEN: z.string().min(32, { message: 'must be at least 32 characters' }).optional(),
     /** Largest accepted JSON body (bytes, or a size like "20mb"). */
     BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)?$/i, { message: 'must be a size like 20mb' }).default('20mb'),
+    /**
+     * Largest accepted import file (`POST /v1/tenant/import`, decompressed): an export holds each
+     * memory and its history, so a tenant's own export soon outgrew BODY_LIMIT (a peer's bug report
+     * class, tried on Engram). The file is read whole and imported in one transaction.
+     */
+    IMPORT_BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)?$/i, { message: 'must be a size like 200mb' }).default('200mb'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Pretty, human-readable logs instead of JSON lines (development only). */
     LOG_PRETTY: envBoolean.default(false),

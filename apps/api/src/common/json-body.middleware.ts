@@ -31,8 +31,8 @@ function unsupportedMedia(field: string, rule: string): AppError {
  *   `__proto__` keys, or nesting deeper than 32 levels → 400 naming the field (also for query
  *   parameters);
  * - no body at all → validated as `{}`, so an endpoint whose fields are all optional needs none;
- * - on the routes of `NDJSON_ROUTES`, `application/x-ndjson` is read as UTF-8 text (same limit,
- *   encodings and errors) and handed over as a string; the route checks each line.
+ * - on the routes of `NDJSON_ROUTES`, `application/x-ndjson` is read as UTF-8 text (up to
+ *   `IMPORT_BODY_LIMIT`, same encodings and errors) and handed over as a string; the route checks each line.
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
@@ -48,7 +48,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
       }
     };
     this.parse = json({ limit: config.BODY_LIMIT, strict: false, verify });
-    this.parseNdjson = text({ limit: config.BODY_LIMIT, type: 'application/x-ndjson', defaultCharset: 'utf-8', verify });
+    this.parseNdjson = text({ limit: config.IMPORT_BODY_LIMIT, type: 'application/x-ndjson', defaultCharset: 'utf-8', verify });
   }
 
   async use(req: Request, res: Response, next: NextFunction): Promise<void> {
@@ -98,7 +98,7 @@ function translate(error: unknown, req: Request): unknown {
     case 'entity.parse.failed':
       return AppError.badField('body', 'is not valid JSON');
     case 'entity.too.large':
-      return new AppError('payload_too_large', 'body: is larger than the accepted limit (BODY_LIMIT)');
+      return new AppError('payload_too_large', `body: is larger than the accepted limit (${req.is('application/x-ndjson') ? 'IMPORT_BODY_LIMIT' : 'BODY_LIMIT'})`);
     case 'encoding.unsupported':
       return unsupportedMedia('Content-Encoding', 'must be gzip, deflate, br or identity');
     case 'charset.unsupported':

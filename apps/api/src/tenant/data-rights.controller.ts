@@ -95,7 +95,7 @@ export class DataRightsController {
   }
 
   /**
-   * Imports a JSONL export (`Content-Type: application/x-ndjson`, up to `BODY_LIMIT`, gzip
+   * Imports a JSONL export (`Content-Type: application/x-ndjson`, up to `IMPORT_BODY_LIMIT`, gzip
    * accepted) into the caller's tenant, in one transaction: all or nothing. Idempotent: the
    * same file twice changes nothing the second time. Minds are matched by id, then by name,
    * else created with the file's id; memories by (mind, category, key): absent ones are created
@@ -103,7 +103,7 @@ export class DataRightsController {
    * the file's content as a new version. The `settings` line replaces the lifecycle overrides.
    * 200 `{minds: {created, matched}, memories: {created, updated, unchanged}, versions: {created},
    * settings}`. 400 `line N: field: rule` for the first bad line (nothing stored); 415 for a
-   * body that is not `application/x-ndjson`; 413 over `BODY_LIMIT`.
+   * body that is not `application/x-ndjson`; 413 over `IMPORT_BODY_LIMIT` (decompressed).
    */
   @UsersOnly('owner')
   @Post('tenant/import')
