@@ -43,11 +43,9 @@ create or replace function engram_search_document(p_key text, p_content text, p_
   $$;
 
 -- A stored generated column is computed again when its row is updated: the rows whose document
--- changes (an assignment of tags does not fire the content trigger). Row-level security is forced
--- on memories: run as the schema's owner that bypasses it (`postgres` in docs/runbook.md), or the
--- rows keep their old documents until next written.
+-- changes, found by computing it (immutable, so Citus runs it on the shards; a filter calling the
+-- stable array_to_string was refused there). An assignment of tags does not fire the content
+-- trigger. Row-level security is forced on memories: run as the schema's owner that bypasses it
+-- (`postgres` in docs/runbook.md), or the rows keep their old documents until next written.
 update memories set tags = tags
-where tags && array['user', 'assistant', 'system', 'tool']
-   or content ~ '(^|\n)(user|assistant|system|tool): '
-   or content ~ '[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]'
-   or array_to_string(tags, ' ') ~ '[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]';
+where search_vector is distinct from engram_search_document(key, content, tags);
