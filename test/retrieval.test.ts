@@ -128,8 +128,9 @@ describe('retrieval', () => {
     // A run must be held as written: 北京谷歌 is not in the text (北京 and 谷歌 are, apart).
     expect(await find({ q: '北京谷歌', mode: 'all' })).toEqual([]);
     // An exclusion takes the whole run. (A lone character finds nothing: the text holds pairs.)
-    const without = await find({ q: '住在 -北京', mode: 'all' });
-    expect(without.map((h) => h.id)).toEqual([shanghai]);
+    for (const q of ['住在 -北京', '住在　-北京', '住在、-北京', '住在,-北京', '住在 －北京', '住在 −北京', '住在 -「北京」', '住在 -“北京”']) {
+      expect({ q, hits: (await find({ q, mode: 'all' })).map((h) => h.id) }).toEqual({ q, hits: [shanghai] });
+    }
   });
 
   it('?explain=true gives each hit its parts, and they multiply to its score', async () => {

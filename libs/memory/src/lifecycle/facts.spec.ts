@@ -13,6 +13,11 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     expect(score(text)).toBeGreaterThanOrEqual(trigger);
   });
 
+  // Phones, word processors and models type a curly apostrophe: the same facts.
+  it.each(PLAIN_FACTS.filter((t) => t.includes("'")).map((t) => t.replace(/'/g, '\u2019')))('with a typographic apostrophe too: %s', (text) => {
+    expect(score(text)).toBeGreaterThanOrEqual(trigger);
+  });
+
   it.each(['Wow, that is amazing!', 'Thanks so much!', 'haha ok', 'Sounds good, see you!', 'That is so cool, you are awesome!', '우와 대박!'])(
     'chatter stays under the attention threshold: %s',
     (text) => {

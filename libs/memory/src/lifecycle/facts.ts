@@ -157,8 +157,9 @@ const SECOND_PERSON = /\b(you|your|you're|youre|you've|yours|yourself)\b|당신|
 
 /** The fact signals of a text (its speaker's name left out), with its conversation's previous message when known. */
 export function factSignals(raw: string, context: FactContext = {}): FactSignals {
-  // Decomposed Hangul (NFD, as some keyboards send it) reads as the composed form.
-  const text = raw.normalize('NFC');
+  // Decomposed Hangul (NFD, as some keyboards send it) reads as the composed form; a typographic
+  // apostrophe (phones, word processors, models) as the straight one: "I’m vegetarian" was lost.
+  const text = raw.normalize('NFC').replace(/[\u2019\u02bc\u2018\uff07]/g, "'");
   const own = text.replace(REACTION_SELF, ' ');
   const words = text.match(WORD) ?? [];
   const firstPerson = FIRST_PERSON.test(text) ? 1 : 0;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { quoteCjkRuns, websearchText } from './websearch';
+import { quoteCjkRuns, typedAsAscii, websearchText } from './websearch';
 
 describe('websearchText', () => {
   it('reduces a run of exclusions to its parity, leaving everything else as it was', () => {
@@ -37,5 +37,14 @@ describe('quoteCjkRuns', () => {
 
   it('changes nothing but the quotes around runs', () => {
     fc.assert(fc.property(fc.string(), (q) => expect(quoteCjkRuns(q).replace(/"/g, '')).toBe(q.replace(/"/g, ''))));
+  });
+});
+
+describe('typedAsAscii', () => {
+  it("reads an input method's spaces, dashes and quotes as web-search syntax", () => {
+    expect(typedAsAscii('住在　-北京')).toBe('住在 -北京');
+    expect(typedAsAscii('住在 －「北京」')).toBe('住在 -"北京"');
+    expect(typedAsAscii('live,-paris “new york”')).toBe('live, -paris "new york"');
+    expect(typedAsAscii('plain -words "as typed"')).toBe('plain -words "as typed"');
   });
 });

@@ -15,7 +15,26 @@ const EXCLUSION_RUN = /(?<![\p{L}\p{N}-])-(?:[^\p{L}\p{N}"-]*-)+/gu;
  * @returns the same query for websearch_to_tsquery, with no two exclusions in a row
  */
 export function websearchText(q: string): string {
-  return quoteCjkRuns(q.replace(EXCLUSION_RUN, (run) => ((run.match(/-/g) ?? []).length % 2 === 1 ? '-' : ' ')));
+  return quoteCjkRuns(typedAsAscii(q).replace(EXCLUSION_RUN, (run) => ((run.match(/-/g) ?? []).length % 2 === 1 ? '-' : ' ')));
+}
+
+/** Dashes an input method or a word processor types for `-` (full-width, minus sign, hyphens, en and em dashes). */
+const DASHES = /[\uff0d\u2212\u2010\u2011\u2013\u2014]/g;
+/** Quotation marks typed for `"` (curly, CJK corner brackets, full-width, guillemets). */
+const QUOTES = /[\u201c\u201d\u201e\u300c\u300d\u300e\u300f\uff02\u00ab\u00bb]/g;
+
+/**
+ * The operators of web-search syntax as typed on any keyboard: spaces of every kind as a space,
+ * dashes as `-`, quotation marks as `"`, and a comma or an ideographic comma just before an
+ * exclusion spaced from it (websearch_to_tsquery reads `a,-b` as the hyphenated `a-b`). An
+ * input method's `住在　-北京`, `住在、－北京` or `-「北京」` excluded nothing (a newcomer's).
+ */
+export function typedAsAscii(q: string): string {
+  return q
+    .replace(/\p{Zs}/gu, ' ')
+    .replace(DASHES, '-')
+    .replace(QUOTES, '"')
+    .replace(/[,、，](?=-)/g, (c) => `${c} `);
 }
 
 /** A run of Han or kana characters: the database reads it as its bigrams (migration 20261207000000 `engram_cjk_bigrams`). */
