@@ -47,6 +47,13 @@ export class AccessRecorder implements BeforeApplicationShutdown {
   private queued = new Map<string, TenantAccesses>();
   /** The batch being written: still overlaid for readers until its transaction commits. */
   private inFlight = new Map<string, TenantAccesses>();
+  /**
+   * The last batch written, still overlaid until the next flush ends: a reader whose snapshot was
+   * taken before that batch committed would otherwise see neither the written row nor the waiting
+   * access (it read 1 access of 2 under load). A reader with a newer row is not counted twice:
+   * {@link seen} applies only the accesses later than the row's `last_accessed`.
+   */
+  private written = new Map<string, TenantAccesses>();
   private readonly attempts = new Map<string, number>();
   private size = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -95,7 +102,7 @@ export class AccessRecorder implements BeforeApplicationShutdown {
    * `last_accessed` to its instant or later). For views that only look (the retention card, lists).
    */
   seen(tenantId: string, rows: readonly MemoryRow[], config: LifecycleConfig): MemoryRow[] {
-    if (this.size === 0 && this.inFlight.size === 0) return [...rows];
+    if (this.size === 0 && this.inFlight.size === 0 && this.written.size === 0) return [...rows];
     return rows.map((row) => {
       const waiting = this.waiting(tenantId, row.id).filter((at) => row.last_accessed === null || at.getTime() > row.last_accessed.getTime());
       return accessedAt(row, waiting, config);
@@ -122,7 +129,7 @@ export class AccessRecorder implements BeforeApplicationShutdown {
   }
 
   private waiting(tenantId: string, id: string): Date[] {
-    return [...(this.inFlight.get(tenantId)?.get(id) ?? []), ...(this.queued.get(tenantId)?.get(id) ?? [])];
+    return [...(this.written.get(tenantId)?.get(id) ?? []), ...(this.inFlight.get(tenantId)?.get(id) ?? []), ...(this.queued.get(tenantId)?.get(id) ?? [])];
   }
 
   private record(tenantId: string, ids: readonly string[], at: Date): void {
@@ -148,12 +155,18 @@ export class AccessRecorder implements BeforeApplicationShutdown {
     this.inFlight = this.queued;
     this.queued = new Map();
     const tenants = [...this.inFlight.keys()];
+    const written = new Map<string, TenantAccesses>();
     let next = 0;
     await Promise.all(
       Array.from({ length: Math.min(FLUSH_PARALLEL_TENANTS, tenants.length) }, async () => {
-        while (next < tenants.length) await this.writeTenant(tenants[next++] as string);
+        while (next < tenants.length) {
+          const tenant = tenants[next++] as string;
+          if (await this.writeTenant(tenant)) written.set(tenant, this.inFlight.get(tenant) as TenantAccesses);
+        }
       }),
     );
+    // A batch put back (failed) waits in `queued`: overlaid from there, not here as well.
+    this.written = written;
     this.inFlight = new Map();
     this.metrics?.accessesPending.set(this.size);
   }
@@ -163,7 +176,7 @@ export class AccessRecorder implements BeforeApplicationShutdown {
    * the memories' access state read and locked, each memory's accesses applied in order in
    * TypeScript (`accessedRow`, the SQL's twin), the results written.
    */
-  private async writeTenant(tenantId: string): Promise<void> {
+  private async writeTenant(tenantId: string): Promise<boolean> {
     const accesses = this.inFlight.get(tenantId) as TenantAccesses;
     const count = [...accesses.values()].reduce((n, times) => n + times.length, 0);
     try {
@@ -180,6 +193,7 @@ export class AccessRecorder implements BeforeApplicationShutdown {
       this.size -= count;
       this.attempts.delete(tenantId);
       this.metrics?.accessesRecorded.inc(count);
+      return true;
     } catch (error) {
       const attempts = (this.attempts.get(tenantId) ?? 0) + 1;
       if (attempts >= FLUSH_ATTEMPTS) {
@@ -187,11 +201,12 @@ export class AccessRecorder implements BeforeApplicationShutdown {
         this.attempts.delete(tenantId);
         this.metrics?.accessesDropped.inc(count);
         this.warning.warn(`dropped ${count} accesses of tenant ${tenantId} after ${attempts} failed writes`, error);
-        return;
+        return false;
       }
       this.attempts.set(tenantId, attempts);
       this.requeue(tenantId, accesses);
       this.warning.warn(`writing ${count} accesses failed (attempt ${attempts}; they wait for the next flush)`, error);
+      return false;
     }
   }
 
