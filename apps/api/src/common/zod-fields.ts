@@ -58,7 +58,7 @@ export function oneLine(max: number) {
 export function tagText(max: number) {
   return z
     .string({ message: 'must be a string' })
-    .refine((t) => t.trim().length > 0 && hasVisibleText(t), { message: 'must not be empty' })
+    .refine(hasVisibleText, { message: 'must not be empty' })
     .refine((t) => charLength(t.trim()) <= max, { message: `must be at most ${max} characters` })
     .refine((t) => !NOT_ONE_LINE.test(t) && !t.includes(','), { message: 'must not contain commas or control characters' });
 }

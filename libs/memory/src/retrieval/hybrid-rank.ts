@@ -74,19 +74,25 @@ export function queryNamesTag(words: string, tag: string): boolean {
   return t.length > 0 && !ROLE_TAGS.has(t) && words.includes(` ${t} `);
 }
 
+/** Whether a candidate has a place in time (a temporal context and a position in it): only then can it have neighbours. */
+function placed(c: Candidate): c is Candidate & { temporal_context: string; temporal_position: number } {
+  return c.temporal_context !== null && c.temporal_position !== null;
+}
+
 /** For each candidate, its neighbours in time among the candidates: [index, weight] pairs. */
 function neighbourhoods(candidates: readonly Candidate[], weights: { adjacent: number; second: number; forward: number }): [number, number][][] {
   const byContext = new Map<string, Map<number, number>>();
   candidates.forEach((c, i) => {
-    if (c.temporal_context === null || c.temporal_position === null) return;
+    if (!placed(c)) return;
     let places = byContext.get(c.temporal_context);
     if (!places) byContext.set(c.temporal_context, (places = new Map()));
     places.set(c.temporal_position, i);
   });
   return candidates.map((c) => {
     const out: [number, number][] = [];
-    const places = c.temporal_context === null ? undefined : byContext.get(c.temporal_context);
-    if (!places || c.temporal_position === null) return out;
+    if (!placed(c)) return out;
+    const places = byContext.get(c.temporal_context);
+    if (!places) return out;
     // forward > 0.5: a memory takes more from the one before it (what came before cues what follows).
     const f = weights.forward;
     for (const [d, w] of [[1, weights.adjacent], [2, weights.second]] as const) {
@@ -180,7 +186,7 @@ export function rankHybrid(candidates: readonly Candidate[], query: string, conf
   const ids = new Map(candidates.map((c, i) => [c.id, i]));
   const near = withLinks(neighbourhoods(candidates, r.neighbor_weights), ids, links, config.associations.weights);
   const placeless = placelessFactor(r.neighbor_weights);
-  const self = Float64Array.from(candidates, (c) => (c.temporal_context === null || c.temporal_position === null ? placeless : 1));
+  const self = Float64Array.from(candidates, (c) => (placed(c) ? 1 : placeless));
   const textSmoothed = smooth(text, near, self);
   const vectorSmoothed = smooth(similarity, near, self);
   for (let i = 0; i < n; i++) {

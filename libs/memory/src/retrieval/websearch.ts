@@ -48,8 +48,6 @@ const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
  * websearch_to_tsquery reads it.
  */
 export function quoteCjkRuns(q: string): string {
-  if (!CJK_RUN.test(q)) return q;
-  CJK_RUN.lastIndex = 0;
   return q
     .split('"')
     .map((part, i) => (i % 2 === 0 ? part.replace(CJK_RUN, (run) => `"${run}"`) : part))
