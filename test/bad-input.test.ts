@@ -32,6 +32,10 @@ describe('bad input', () => {
     ['a tag over 64 characters', 'tags[1]', { tags: ['ok', 'x'.repeat(65)] }],
     ['an empty tag', 'tags[0]', { tags: [''] }],
     ['a tag of a zero-width space only', 'tags[0]', { tags: ['\u200b'] }],
+    // A combining accent has no letter to sit on; a tag character (U+E0020) shows nothing.
+    ['a tag of a combining accent only', 'tags[0]', { tags: ['\u0301'] }],
+    ['a tag of an astral tag character only', 'tags[0]', { tags: ['\u{E0020}'] }],
+    ['content of combining accents only', 'content', { content: '\u0301\u0308' }],
     ['confidence above 1', 'confidence', { confidence: 1.5 }],
     ['confidence below 0', 'confidence', { confidence: -0.1 }],
     ['confidence as text', 'confidence', { confidence: 'high' }],

@@ -230,7 +230,7 @@ describe('data rights', () => {
     const withLine = (change: Record<string, unknown>) => lines.map((l, i) => (i === at ? { ...l, ...change } : l)).map((l) => JSON.stringify(l)).join('\n');
     const cases: [Record<string, unknown>, string, RegExp][] = [
       [{ strength_days: 1e308 }, 'strength_days', /must be at most 365000000 days/],
-      [{ tags: ['a,b'] }, 'tags.0', /commas/],
+      [{ tags: ['a,b'] }, 'tags[0]', /commas/],
       [{ tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'tags', /at most 20 tags/],
       [{ source_refs: Array.from({ length: 101 }, (_, i) => `m${i}`) }, 'source_refs', /at most 100 entries/],
       [{ temporal_context: 'two\nlines' }, 'temporal_context', /one line/],
@@ -239,7 +239,7 @@ describe('data rights', () => {
     ];
     for (const [change, field, rule] of cases) {
       const res = await importInto(e, withLine(change)).expect(400);
-      expect([field, res.body.message]).toEqual([field, expect.stringMatching(new RegExp(`^line ${at + 1}: ${field.replace('.', '\\.')}: .*${rule.source}`))]);
+      expect([field, res.body.message]).toEqual([field, expect.stringMatching(new RegExp(`^line ${at + 1}: ${field.replace(/[.[\]]/g, '\\$&')}: .*${rule.source}`))]);
     }
     expect(await countsOf(e.tenantId)).toEqual(before);
     // An empty body is empty, not of the wrong type.

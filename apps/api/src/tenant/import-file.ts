@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { AppError } from '@engram/services';
 import { inputProblem } from '../common/input-hygiene';
+import { zodProblems } from '../common/zod-problems';
 import { LINE_SCHEMAS, type MemoryLine, type MemoryVersionLine, type MindLine } from './data-rights.dto';
 
 // An export file (GET /v1/tenant/export, JSONL) read and checked line by line before anything
@@ -44,8 +45,9 @@ function readLine(n: number, raw: string, seenTenant: boolean): { type: LineType
   if (seenTenant && type === 'tenant') throw lineError(n, 'type', 'an export has one tenant line, the first');
   const result = (LINE_SCHEMAS[type as LineType] as z.ZodType).safeParse(value);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    throw lineError(n, issue?.path.join('.') || 'line', issue?.message ?? 'is invalid');
+    // Fields named as the API names them (`tags[0]`, not zod's `tags.0`).
+    const problem = zodProblems(result.error)[0];
+    throw lineError(n, problem?.field && problem.field !== 'body' ? problem.field : 'line', problem?.message ?? 'is invalid');
   }
   return { type: type as LineType, data: result.data as Record<string, unknown> };
 }
