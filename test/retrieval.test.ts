@@ -127,7 +127,16 @@ describe('retrieval', () => {
     }
     // A run must be held as written: 北京谷歌 is not in the text (北京 and 谷歌 are, apart).
     expect(await find({ q: '北京谷歌', mode: 'all' })).toEqual([]);
-    // An exclusion takes the whole run. (A lone character finds nothing: the text holds pairs.)
+    // A word of one Han character finds the runs that hold it (the document also holds the
+    // characters); a query of two stays a pair: 北京 is not found by 北 and 京 apart.
+    const cat = await write('pet_cn', '我有一只猫');
+    const byText = (hits: { id: string; explain: { text: { rank: number | null } } }[]) => hits.filter((h) => h.explain.text.rank !== null).map((h) => h.id).sort();
+    for (const mode of ['any', 'all']) {
+      expect({ mode, hits: byText(await find({ q: '猫', mode })) }).toEqual({ mode, hits: [cat] });
+      expect({ mode, hits: byText(await find({ q: '京', mode })) }).toEqual({ mode, hits: [beijing, tokyo].sort() });
+    }
+    expect(await find({ q: '朋友北', mode: 'all' })).toEqual([]);
+    // An exclusion takes the whole run.
     for (const q of ['住在 -北京', '住在　-北京', '住在、-北京', '住在,-北京', '住在 －北京', '住在 −北京', '住在 -「北京」', '住在 -“北京”']) {
       expect({ q, hits: (await find({ q, mode: 'all' })).map((h) => h.id) }).toEqual({ q, hits: [shanghai] });
     }
