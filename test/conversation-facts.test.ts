@@ -68,6 +68,24 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
     expect(dateOf('I just moved to Globex, I work there now')).toBe('2026-03-06 15:01');
   });
 
+  // They scored 0.03-0.27, and the unspaced ones fell below attention (a newcomer's report).
+  it('keeps the same facts in Chinese, Japanese, German, French and Spanish, and finds them by a word of them', async () => {
+    const f = await createTenant(t, 'languages');
+    const said = ['我在谷歌工作', '私は大阪に住んでいます', 'Ich wohne in München.', 'Je suis allergique aux arachides.', 'Trabajo en Telefónica.'];
+    for (const content of said) {
+      const answer = await post(f, 'c', content);
+      expect({ content, attended: answer.attended }).toEqual({ content, attended: 1 });
+      clock.advance(MINUTE);
+    }
+    await settle(f);
+    const kept = await memories(f);
+    for (const content of said) expect({ content, kept: kept.some((m) => m.content === `user: ${content}` && m.importance_score >= 0.7) }).toEqual({ content, kept: true });
+    for (const [q, content] of [['谷歌', '我在谷歌工作'], ['大阪', '私は大阪に住んでいます'], ['München', 'Ich wohne in München.']]) {
+      const search = await t.http().get('/v1/memory/search').query({ q }).set(asAgent(f)).expect(200);
+      expect({ q, first: search.body.items[0]?.content }).toEqual({ q, first: `user: ${content}` });
+    }
+  });
+
   it('leaves out chatter', async () => {
     const f = await createTenant(t, 'chatter');
     for (const content of ['Wow, that is amazing!', 'Thanks so much!', 'haha ok', 'Sounds good, see you!']) {

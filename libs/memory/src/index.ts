@@ -3,6 +3,7 @@ export * from './provenance';
 export * from './tags';
 export * from './duration';
 export * from './content-hash';
+export * from './cjk';
 export * from './recall-format';
 export * from './lifecycle';
 export * from './retrieval';

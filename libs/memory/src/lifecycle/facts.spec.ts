@@ -18,7 +18,7 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     expect(score(text)).toBeGreaterThanOrEqual(trigger);
   });
 
-  it.each(['Wow, that is amazing!', 'Thanks so much!', 'haha ok', 'Sounds good, see you!', 'That is so cool, you are awesome!', '우와 대박!'])(
+  it.each(['Wow, that is amazing!', 'Thanks so much!', 'haha ok', 'Sounds good, see you!', 'That is so cool, you are awesome!', '우와 대박!', '哈哈，太好了', 'ありがとう！', 'Danke!', '¡Gracias!'])(
     'chatter stays under the attention threshold: %s',
     (text) => {
       expect(score(text)).toBeLessThan(DEFAULT_LIFECYCLE.stm.attention_threshold);
@@ -44,6 +44,17 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     expect(factSignals('Wow, that is amazing!')).toMatchObject({ reaction: 1, first_person: 0, life_fact: 0 });
     expect(factSignals('어제 병원에 다녀왔어요')).toMatchObject({ time: 1, domain: 1 });
     expect(factSignals('What about you?')).toMatchObject({ question: 1 });
+  });
+
+  it('reads Chinese and Japanese as words, not punctuation, and a question in any script as one', () => {
+    // \W alone took an unspaced sentence for punctuation: a mere reaction.
+    expect(factSignals('我在谷歌工作')).toMatchObject({ reaction: 0, first_person: 1, self_statement: 1, domain: 1, life_fact: 1 });
+    expect(factSignals('你在哪里工作？')).toMatchObject({ question: 1, first_person: 0, life_fact: 0 });
+    expect(factSignals('Wo arbeitest du?')).toMatchObject({ question: 1, first_person: 0, life_fact: 0 });
+    // A first-person pronoun as a whole word only: "je" is not in "jeans", "ich" not in "rich".
+    expect(factSignals('Those jeans look rich').first_person).toBe(0);
+    // French elision: l'hôpital holds the word hôpital.
+    expect(factSignals("J'étais à l'hôpital hier")).toMatchObject({ first_person: 1, domain: 1, time: 1 });
   });
 
   it('an answer to someone else\'s question is one: the context signal', () => {

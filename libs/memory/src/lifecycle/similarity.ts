@@ -1,3 +1,5 @@
+import { cjkBigrams } from '../cjk';
+
 const STOP_WORDS = new Set(
   ('a an the and or but if then so to of in on at by for with from as is are was were be been being am i you he she it we they me him her us them ' +
     'my your his its our their this that these those do does did have has had not no yes just very really too also can could will would shall should ' +
@@ -6,10 +8,15 @@ const STOP_WORDS = new Set(
     'noted fyi btw anyway um uh hmm well basically guess update reminder 참고로').split(' '),
 );
 
-/** Content words of a text: lower-cased letters and digits, stop words dropped. */
+/**
+ * Content words of a text: lower-cased letters and digits, stop words dropped; Chinese and
+ * Japanese, written without spaces, as the pairs of characters of each run ({@link cjkBigrams},
+ * as search reads them): a whole sentence was one word, so "我住在北京" had too few words for
+ * attention and a reworded one shared nothing with it.
+ */
 export function contentWords(text: string): Set<string> {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return new Set(words.filter((w) => !STOP_WORDS.has(w) && (w.length > 1 || /\p{N}/u.test(w))));
+  const words = cjkBigrams(text.toLowerCase()).match(/[\p{L}\p{N}]+/gu) ?? [];
+  return new Set(words.filter((w) => !STOP_WORDS.has(w) && (w.length > 1 || /[\p{N}\p{Script=Han}]/u.test(w))));
 }
 
 /** Jaccard similarity of two texts' content words, 0..1 (1 = same words). */

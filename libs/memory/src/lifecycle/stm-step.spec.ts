@@ -1,4 +1,5 @@
 import { DEFAULT_LIFECYCLE } from './lifecycle-config';
+import { contentWords, sameStatement } from './similarity';
 import { advanceStm, attend, enterStm, stmContent, type SourcedStmEntry, type StmMessage } from './stm-step';
 
 const T0 = new Date('2026-03-01T10:00:00.000Z');
@@ -16,6 +17,14 @@ describe('the conversation stream\'s STM step (seed 000: attention, rehearsal, c
     expect(buffer).toEqual([entry]);
     expect(evicted).toEqual([]);
     expect(entry).toMatchObject({ content: stmContent(m), message_ids: [m.id], mentions: 1, association: 0.2, importance_source: 'rules', entered_at: T0 });
+  });
+
+  it('reads Chinese and Japanese by their pairs of characters: a short statement is attended, a repeat rehearses, another place is another statement', () => {
+    // As one word, an unspaced sentence had too few words for attention, and no rewording matched it.
+    expect([...contentWords('我住在北京')]).toEqual(['我住', '住在', '在北', '北京']);
+    expect(attend([], message('我住在北京', 0), T0, config)).toEqual({ kind: 'new' });
+    expect(sameStatement('user: 我住在北京', 'user: 我住在北京。', config.consolidation.near_duplicate_similarity)).toBe(true);
+    expect(sameStatement('user: 我住在北京', 'user: 我住在上海', config.consolidation.near_duplicate_similarity)).toBe(false);
   });
 
   it('a repeat rehearses its entry; a repeat scored higher lifts the entry and its source', () => {

@@ -1,3 +1,5 @@
+import { CJK_RUN } from '../cjk';
+
 /**
  * A run of exclusions: a `-` that starts a word (nothing alphanumeric before it) and more `-`
  * after it with only separators between (spaces, brackets, `!`: websearch_to_tsquery skips them).
@@ -36,9 +38,6 @@ export function typedAsAscii(q: string): string {
     .replace(QUOTES, '"')
     .replace(/[,、，](?=-)/g, (c) => `${c} `);
 }
-
-/** A run of Han or kana characters: the database reads it as its bigrams (migration 20261207000000 `engram_cjk_bigrams`). */
-const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+/g;
 
 /**
  * Each run of Han or kana characters outside quotes quoted: the database reads the run as its
