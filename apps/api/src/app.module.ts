@@ -7,6 +7,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { ScheduleModule } from '@nestjs/schedule';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule } from 'nestjs-pino';
+import { loggedUrl } from './common/logged-url';
 import { ZodSerializerInterceptor, ZodValidationPipe } from 'nestjs-zod';
 import { APP_CONFIG, ConfigModule, type AppConfig, type Clock } from '@engram/config';
 import { DbModule } from '@engram/db';
@@ -96,7 +97,7 @@ export class AppModule implements NestModule {
               : {
                   wrapSerializers: false,
                   serializers: {
-                    req: (req: IncomingMessage & { id?: unknown; originalUrl?: string }) => ({ id: req.id, method: req.method, url: req.originalUrl ?? req.url }),
+                    req: (req: IncomingMessage & { id?: unknown; originalUrl?: string }) => ({ id: req.id, method: req.method, url: loggedUrl(req.originalUrl ?? req.url ?? '') }),
                     res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
                   },
                 }),
