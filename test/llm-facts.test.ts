@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { ManualClock } from '@engram/config';
+import { waitFor } from './support/child-service';
 import { fakeLlm } from './support/fake-llm';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
@@ -15,7 +16,8 @@ describe('fact extraction by an OpenAI-compatible LLM at consolidation', () => {
   const clock = new ManualClock('2026-05-04T09:00:00Z');
   const llm = fakeLlm((prompt) => {
     // The importance prompt of each message: every message matters here.
-    if (prompt.includes('rate how important')) return { content: '{"importance_score": 0.9}' };
+    // The race with a purge below scores its message slowly: the purge runs in that time.
+    if (prompt.includes('rate how important')) return { content: '{"importance_score": 0.9}', delayMs: prompt.includes('Cacilhas') ? 400 : 0 };
     if (prompt.includes('I work at Acme')) return { content: JSON.stringify({ facts: [fact('employer', 'The user works at Acme as a software engineer'), fact('job_title', 'The user is a software engineer', 0.7)] }) };
     if (prompt.includes('moved to Globex')) return { content: JSON.stringify({ facts: [fact('employer', 'The user works at Globex')] }) };
     if (prompt.includes('cilantro')) return { content: 'Here you go: [{"category": "preference", "key": "food_dislikes", "content": "The user hates cilantro", "importance": 0.6}, {"category": "colour", "key": "x", "content": "bad category"} ' };
@@ -97,5 +99,32 @@ describe('fact extraction by an OpenAI-compatible LLM at consolidation', () => {
     expect(outcome?.memory_id).toBeDefined();
     expect((await rows(`memory_type = 'semantic'`)).length).toBe(before);
     expect(await rows(`memory_type = 'episodic' and content = $2`, [`user: ${content}`])).toHaveLength(1);
+  });
+
+  // A post scores its messages between storing them and reading the conversation's short-term
+  // memory. A purge that deleted that memory in between (uncommitted while the post read it) saw
+  // the post save the purged entries again once it committed; the sleep cycle then made them
+  // memories. The purge here is the owner's transaction doing what DataRightsService.purgeMind does.
+  it('a conversation post beside a purge does not bring the purged short-term memory back', async () => {
+    const c = await createTenant(t, 'purge-race');
+    const post = (content: string, extra: object = {}) => t.http().post('/v1/conversations/trip/messages').set(asAgent(c)).send({ messages: [{ role: 'user', content, ...extra }] });
+    await post('We might visit the old harbour in Lisbon someday', { importance: 0.5 }).expect(201);
+    const beside = post('The ferry to Cacilhas leaves every twenty minutes').then((r) => r.status);
+    await waitFor('the post scoring its message', async () => llm.calls.some((x) => x.prompt.includes('Cacilhas')), 5_000, 10);
+    const purge = new Client({ connectionString: t.db.ownerUrl });
+    await purge.connect();
+    try {
+      await purge.query('begin');
+      await purge.query('select id from minds where tenant_id = $1 and id = $2 for update', [c.tenantId, c.mindId]);
+      await purge.query('delete from stm_entries where tenant_id = $1 and mind_id = $2', [c.tenantId, c.mindId]);
+      // The scoring answers at 400 ms; the post then reads the buffer while the purge is open.
+      await new Promise((resolve) => setTimeout(resolve, 900));
+      await purge.query('commit');
+    } finally {
+      await purge.end();
+    }
+    expect(await beside).toBe(201);
+    const entries = (await t.http().get('/v1/conversations/trip/stm').set(asAgent(c)).expect(200)).body.entries.map((e: { content: string }) => e.content);
+    expect({ lisbon: entries.some((e: string) => e.includes('Lisbon')), cacilhas: entries.some((e: string) => e.includes('Cacilhas')) }).toEqual({ lisbon: false, cacilhas: true });
   });
 });

@@ -4,6 +4,15 @@
 select
   pg_advisory_xact_lock(hashtextextended ($1, 0));
 
+select
+  "id"
+from
+  "minds"
+where
+  "tenant_id" = $1
+  and "id" = $2
+for key share;
+
 -- StmRepository.list
 select
   *

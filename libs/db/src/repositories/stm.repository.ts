@@ -38,11 +38,15 @@ function toEntry(row: StmRow): StoredStmEntry {
 export class StmRepository {
   /**
    * Serialises work on one conversation's buffer: a transaction-scoped advisory lock keyed by
-   * (tenant, mind, conversation), taken before reading the buffer.
+   * (tenant, mind, conversation), taken before reading the buffer; then a share lock on the
+   * mind's row, which a purge's `FOR UPDATE` waits for and which waits for a purge. Without it a
+   * post that read the buffer while a purge was deleting it saved the purged entries again once
+   * the purge committed (the sleep cycle then made them memories).
    */
   @GenerateSql({ params: [SAMPLE.uuid, 'c1'] })
   async lockConversation(tx: TenantTx, mindId: string, conversationId: string): Promise<void> {
     await sql`select pg_advisory_xact_lock(hashtextextended(${`${tx.tenantId}:${mindId}:${conversationId}`}, 0))`.execute(tx.trx);
+    await tx.trx.selectFrom('minds').select('id').where('tenant_id', '=', tx.tenantId).where('id', '=', mindId).forKeyShare().execute();
   }
 
   /** The buffer of one conversation, oldest first. */
