@@ -7,7 +7,7 @@ import { CompiledQuery, Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { Client, Pool } from 'pg';
 import request from 'supertest';
 import { loadConfig } from '@engram/config';
-import { AssociationsRepository, distributeOnCitus, MemoriesRepository, migrateToLatest, migrationsDir, openOwnerDatabase, RetrievalRepository, SqlFileMigrationProvider, TenantDb, TenantsRepository, vectorLiteral, type DB } from '@engram/db';
+import { AssociationsRepository, distributeOnCitus, MemoriesRepository, migrateToLatest, migrationsDir, MindStatsRepository, openOwnerDatabase, RetrievalRepository, SqlFileMigrationProvider, TenantDb, TenantsRepository, vectorLiteral, type DB } from '@engram/db';
 import { RequestEmbedder } from '@engram/embeddings';
 import { AssociationJob, FanOutJob } from '@engram/jobs';
 import { QueueName } from '@engram/queues';
@@ -629,7 +629,7 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
     const job = () => {
       const tenantDb = new TenantDb(upgradeApp);
       const tenants = new TenantsRepository();
-      return new AssociationJob(tenantDb, new AssociationsRepository(), new RetrievalRepository(), tenants, new LifecycleSettings(tenants, new MemoriesRepository(), tenantDb), { mode: 'postgres' });
+      return new AssociationJob(tenantDb, new AssociationsRepository(), new MindStatsRepository(), tenants, new LifecycleSettings(tenants, new MemoriesRepository(), tenantDb), { mode: 'postgres' });
     };
 
     beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import { Pool } from 'pg';
 import { systemClock, type AppConfig } from '@engram/config';
-import { AssociationsRepository, MemoriesRepository, PREPARED_OPTIONS, PreparingClient, MemorySweepsRepository, RetrievalRepository, TenantDb, TenantsRepository, vectorLiteral, type DB, type MatchMode, type MemoryFilter, type TenantTx, type VectorScan } from '@engram/db';
+import { AssociationsRepository, MemoriesRepository, PREPARED_OPTIONS, PreparingClient, MemorySweepsRepository, MindStatsRepository, RetrievalRepository, TenantDb, TenantsRepository, vectorLiteral, type DB, type MatchMode, type MemoryFilter, type TenantTx, type VectorScan } from '@engram/db';
 import type { RequestEmbedder } from '@engram/embeddings';
 import { AssociationJob, ForgettingJob, TieringJob } from '@engram/jobs';
 import { DEFAULT_LIFECYCLE, type LifecycleConfig } from '@engram/memory';
@@ -113,7 +113,7 @@ describe('plans of search', () => {
   const vector = Array.from({ length: 768 }, (_, i) => Math.sin(i));
   // The search the API runs (text statistics included), with the scan forced: at 4000 rows the
   // service would scan vectors exactly.
-  const hybrid = new HybridSearch(retrieval, new MemoriesRepository(), {} as RequestEmbedder, accessRecorder(), systemClock);
+  const hybrid = new HybridSearch(retrieval, new MindStatsRepository(), new MemoriesRepository(), {} as RequestEmbedder, accessRecorder(), systemClock);
   const configFor = (scan: VectorScan): LifecycleConfig => ({
     ...DEFAULT_LIFECYCLE,
     retrieval: { ...DEFAULT_LIFECYCLE.retrieval, exact_scan_below: scan.exact ? 100_000_000 : 0, ef_search: scan.exact ? 100 : scan.efSearch },
@@ -140,7 +140,7 @@ describe('plans of search', () => {
     let counted = new Map<string, number>();
     const seen = await planned(() =>
       tenantDb().run(TENANT, async (tx) => {
-        counted = await retrieval.documentFrequencies(tx, MIND, ['zeppelin', 'tea', 'nowher'], 500);
+        counted = await new MindStatsRepository().documentFrequencies(tx, MIND, ['zeppelin', 'tea', 'nowher'], 500);
       }),
     );
     // zeppelin: 1 memory in 1000; tea: every fourth, counted up to the cap; a word no memory has.
@@ -313,7 +313,7 @@ describe('plans of the association graph', () => {
 
   it('the job finds its memories by memories_unlinked_idx and their neighbours in time by memories_temporal_idx', async () => {
     const settings = new LifecycleSettings(new TenantsRepository(), new MemoriesRepository(), tenantDb());
-    const job = new AssociationJob(tenantDb(), associations, new RetrievalRepository(), new TenantsRepository(), settings, { mode: 'postgres' });
+    const job = new AssociationJob(tenantDb(), associations, new MindStatsRepository(), new TenantsRepository(), settings, { mode: 'postgres' });
     // As for the sweeps: at this size a sequential scan is cheapest; priced out, the plans show
     // the index paths a large mind takes.
     await kysely.executeQuery(CompiledQuery.raw(`select set_config('enable_seqscan', 'off', false)`));
@@ -354,7 +354,7 @@ describe('plans of the association graph', () => {
   });
 
   it('search follows the top hits’ links both ways through the same two indexes', async () => {
-    const hybrid = new HybridSearch(new RetrievalRepository(), new MemoriesRepository(), {} as RequestEmbedder, accessRecorder(), systemClock);
+    const hybrid = new HybridSearch(new RetrievalRepository(), new MindStatsRepository(), new MemoriesRepository(), {} as RequestEmbedder, accessRecorder(), systemClock);
     const seen = await planned(() =>
       tenantDb().run(TENANT, async (tx) => {
         const hits = await hybrid.search(tx, MIND, { q: 'zeppelin', mode: 'any', vector: null, filter: { activeAt: new Date() }, limit: 20 }, { ...DEFAULT_LIFECYCLE, associations: { ...DEFAULT_LIFECYCLE.associations, expand: true } }, { access: false });

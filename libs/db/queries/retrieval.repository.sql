@@ -1,30 +1,5 @@
 -- The SQL of RetrievalRepository (libs/db/src/repositories), written by `npm run sql:generate`: do not edit.
 
--- RetrievalRepository.mindSize
-select
-  count(*)::int as n
-from
-  memories
-where
-  tenant_id = $1
-  and mind_id = $2;
-
--- RetrievalRepository.mindHasAtLeast
-select
-  count(*) >= $1::int as yes
-from
-  (
-    select
-      1
-    from
-      memories
-    where
-      tenant_id = $2
-      and mind_id = $3
-    limit
-      $4
-  ) m;
-
 -- RetrievalRepository.startSearch (text)
 select
   set_config('enable_seqscan', 'off', true) as seqscan,
@@ -62,68 +37,6 @@ select
     order by
       l
   ) as lexemes /* prepared */;
-
--- RetrievalRepository.meanLength
-select
-  coalesce(avg(length(content)), 1)::float8 as avgdl
-from
-  (
-    select
-      content,
-      search_vector
-    from
-      memories
-    where
-      tenant_id = $1
-      and mind_id = $2
-    order by
-      id desc
-    limit
-      $3
-  ) s;
-
--- RetrievalRepository.documentFrequencies
-select
-  c.l,
-  (
-    select
-      count(*)::int
-    from
-      engram_text_match ($1, $2, c.q, $3)
-  ) as df
-from
-  tenants t
-  cross join unnest($4::text[], $5::tsquery[]) as c (l, q)
-where
-  t.id = $6 /* prepared */;
-
--- RetrievalRepository.sampleShares
-select
-  c.l,
-  (
-    select
-      count(*) filter (
-        where
-          s.search_vector @@ c.q
-      )::float8 / greatest(count(*), 1)
-    from
-      (
-        select
-          content,
-          search_vector
-        from
-          memories
-        where
-          tenant_id = $1
-          and mind_id = $2
-        order by
-          id desc
-        limit
-          $3
-      ) s
-  ) as share
-from
-  unnest($4::text[], $5::tsquery[]) as c (l, q);
 
 -- RetrievalRepository.search (any with a vector, exact)
 with

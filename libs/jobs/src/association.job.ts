@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AssociationsRepository, DATABASE_HANDLE, RetrievalRepository, TenantDb, TenantsRepository, type DatabaseHandle, type TenantTx } from '@engram/db';
+import { AssociationsRepository, DATABASE_HANDLE, MindStatsRepository, TenantDb, TenantsRepository, type DatabaseHandle, type TenantTx } from '@engram/db';
 import { namedThings, type LifecycleConfig } from '@engram/memory';
 import { QueueName } from '@engram/queues';
 import { LifecycleSettings } from '@engram/services';
@@ -49,7 +49,7 @@ export class AssociationJob implements TenantJob {
   constructor(
     private readonly tenantDb: TenantDb,
     private readonly associations: AssociationsRepository,
-    private readonly retrieval: RetrievalRepository,
+    private readonly mindStats: MindStatsRepository,
     private readonly tenants: TenantsRepository,
     private readonly settings: LifecycleSettings,
     @Inject(DATABASE_HANDLE) private readonly database: Pick<DatabaseHandle, 'mode'>,
@@ -83,7 +83,7 @@ export class AssociationJob implements TenantJob {
     let links = 0;
     let linked = 0;
     for (const [mindId, memories] of byMind) {
-      const mindSize = await this.retrieval.mindSize(tx, mindId);
+      const mindSize = await this.mindStats.mindSize(tx, mindId);
       // As search scans vectors (docs/design.md §6.1): exactly below exact_scan_below, else HNSW.
       const exact = mindSize < config.retrieval.exact_scan_below;
       const scan = exact ? ({ exact: true } as const) : ({ exact: false, efSearch: config.retrieval.ef_search } as const);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { CLOCK, type Clock } from '@engram/config';
-import { MemoriesRepository, RetrievalRepository, type MatchMode, type MemoryFilter, type MemoryRow, type TenantTx, type VectorScan } from '@engram/db';
+import { MemoriesRepository, MindStatsRepository, RetrievalRepository, type MatchMode, type MemoryFilter, type MemoryRow, type TenantTx, type VectorScan } from '@engram/db';
 import { RequestEmbedder } from '@engram/embeddings';
 import {
   DF_COUNT_CAP,
@@ -69,6 +69,7 @@ export class HybridSearch {
 
   constructor(
     private readonly retrieval: RetrievalRepository,
+    private readonly mindStats: MindStatsRepository,
     private readonly memories: MemoriesRepository,
     private readonly embedder: RequestEmbedder,
     private readonly accesses: AccessRecorder,
@@ -157,7 +158,7 @@ export class HybridSearch {
     const key = `${tx.tenantId}:${mindId}`;
     let state = this.minds.get(key);
     if (!state) {
-      state = { size: await this.retrieval.mindSize(tx, mindId) };
+      state = { size: await this.mindStats.mindSize(tx, mindId) };
       this.minds.set(key, state);
     }
     return state;
@@ -170,15 +171,15 @@ export class HybridSearch {
    */
   private async textStats(tx: TenantTx, mindId: string, lexemes: readonly string[], mind: MindState): Promise<TextStats> {
     const known = mind.text;
-    const stats: TextStats = known ? { ...known, df: new Map(known.df) } : { n: mind.size, avgdl: await this.retrieval.meanLength(tx, mindId), df: new Map() };
+    const stats: TextStats = known ? { ...known, df: new Map(known.df) } : { n: mind.size, avgdl: await this.mindStats.meanLength(tx, mindId), df: new Map() };
     const capped: string[] = [];
     const unseen = lexemes.filter((x) => !stats.df.has(x));
-    for (const [l, df] of await this.retrieval.documentFrequencies(tx, mindId, unseen, DF_COUNT_CAP)) {
+    for (const [l, df] of await this.mindStats.documentFrequencies(tx, mindId, unseen, DF_COUNT_CAP)) {
       withDocumentFrequency(stats, l, df);
       if (df >= DF_COUNT_CAP) capped.push(l);
     }
     if (capped.length > 0) {
-      for (const [l, share] of await this.retrieval.sampleShares(tx, mindId, capped)) stats.df.set(l, estimatedDocumentFrequency(share, stats.n));
+      for (const [l, share] of await this.mindStats.sampleShares(tx, mindId, capped)) stats.df.set(l, estimatedDocumentFrequency(share, stats.n));
     }
     return stats;
   }

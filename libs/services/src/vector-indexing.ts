@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
-import { RetrievalRepository, type TenantTx } from '@engram/db';
+import { MindStatsRepository, type TenantTx } from '@engram/db';
 
 /** How long a process keeps whether a mind is large (ms): a mind that grows past the size is indexed this much later at most (and swept by tiering). */
 const CACHE_MS = 60_000;
@@ -20,7 +20,7 @@ export class VectorIndexing {
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly retrieval: RetrievalRepository,
+    private readonly mindStats: MindStatsRepository,
   ) {}
 
   /** Whether a memory written now into the mind goes into the index. */
@@ -28,7 +28,7 @@ export class VectorIndexing {
     const key = `${tx.tenantId}:${mindId}`;
     const known = this.large.get(key);
     if (known !== undefined) return known;
-    const large = await this.retrieval.mindHasAtLeast(tx, mindId, this.config.LARGE_MIND_MEMORIES);
+    const large = await this.mindStats.mindHasAtLeast(tx, mindId, this.config.LARGE_MIND_MEMORIES);
     this.large.set(key, large);
     return large;
   }

@@ -5,7 +5,7 @@ import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import { setLocal, type TenantTx } from '../tenant-db';
 import { VECTOR_ARITHMETIC } from '../db-handle';
 import { nearestSql, type VectorArithmetic } from './retrieval-sql';
-import type { VectorScan } from './retrieval.repository';
+import type { VectorScan } from './retrieval-types';
 
 /** A memory whose links are to be built (what the rules need of it). */
 export interface UnlinkedMemory {

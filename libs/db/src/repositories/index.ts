@@ -5,6 +5,7 @@ import { MemorySweepsRepository } from './memory-sweeps.repository';
 import { MemoryVersionsRepository } from './memory-versions.repository';
 import { MessagesRepository } from './messages.repository';
 import { MindKeysRepository } from './mind-keys.repository';
+import { MindStatsRepository } from './mind-stats.repository';
 import { MindsRepository } from './minds.repository';
 import { RetrievalRepository } from './retrieval.repository';
 import { ServiceKeysRepository } from './service-keys.repository';
@@ -22,8 +23,11 @@ export * from './memory-sweeps.repository';
 export * from './memory-versions.repository';
 export * from './messages.repository';
 export * from './mind-keys.repository';
+export * from './mind-stats.repository';
 export * from './minds.repository';
 export * from './retrieval.repository';
+export * from './retrieval-types';
+export { lexemeQuery } from './retrieval-sql';
 export * from './service-keys.repository';
 export * from './stm.repository';
 export * from './system.repository';
@@ -47,6 +51,7 @@ export const REPOSITORIES = [
   StmRepository,
   MessagesRepository,
   RetrievalRepository,
+  MindStatsRepository,
   SystemRepository,
   WebhooksRepository,
   AssociationsRepository,

@@ -4,9 +4,17 @@ import { memoryFilterSql, type MemoryFilter } from '../memory-filter';
 import type { DatabaseMode } from '../database';
 import type { TenantTx } from '../tenant-db';
 import { vectorLiteral } from '../vectors';
-import type { RetrievalQuery } from './retrieval.repository';
+import type { RetrievalQuery } from './retrieval-types';
 
 // The two branches of hybrid search as SQL (RetrievalRepository.search runs them in one statement).
+
+/** A tsquery of one lexeme, quoted (a lexeme may hold any character). */
+export function lexemeQuery(l: string): string {
+  // A Korean word matches its forms with any particle (libs/memory hangulPrefix).
+  const prefix = hangulPrefix(l);
+  if (prefix !== null) return `'${prefix}':*`;
+  return `'${l.replace(/'/g, "''").replace(/\\/g, '\\\\')}'`;
+}
 
 /**
  * BM25 of the matched memories over the query's lexemes (libs/memory `bm25Term`, summed in SQL),

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { sql, type RawBuilder } from 'kysely';
-import { MATCH_BUDGET, STATS_SAMPLE, hangulPrefix, matchLexemes, type AssociationRelation, type LifecycleConfig, type MemoryPriority, type TextStats } from '@engram/memory';
+import { MATCH_BUDGET, matchLexemes, type AssociationRelation, type LifecycleConfig, type TextStats } from '@engram/memory';
 import { retentionNowSql } from '../lifecycle-sql';
 import { memoryFilterSql, websearchSql, type MemoryFilter } from '../memory-filter';
 import { PREPARED } from '../prepared';
@@ -8,72 +8,8 @@ import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import { setLocal, type TenantTx } from '../tenant-db';
 import { linksBothWays } from './associations.repository';
 import { VECTOR_ARITHMETIC } from '../db-handle';
-import { textSql, vectorSql, type VectorArithmetic } from './retrieval-sql';
-
-/**
- * How the query finds memories: full text with `any` word (ranked) or `all` in web-search syntax,
- * each fused with the nearest vectors; or `vector`: by meaning only (no full-text branch).
- */
-export type MatchMode = 'any' | 'all' | 'vector';
-
-/** Where a hit sits in time, so its neighbours can be fetched without reading it again. */
-export interface Placed {
-  id: string;
-  temporal_context: string | null;
-  temporal_position: number | null;
-}
-
-export interface TextHit extends Placed {
-  bm25: number;
-}
-
-export interface VectorHit extends Placed {
-  distance: number;
-}
-
-/** A link search followed from a hit (`source`) to a memory it brought (`target`): what the target is to the source. */
-export interface FollowedLink {
-  source: string;
-  target: string;
-  relation: AssociationRelation;
-  weight: number;
-}
-
-/** What ranking needs of a candidate (the full row is read only for the hits returned). */
-export interface CandidateRow {
-  id: string;
-  temporal_context: string | null;
-  temporal_position: number | null;
-  tags: string[];
-  importance_score: number | null;
-  priority: MemoryPriority;
-  forgotten: boolean;
-  /** Retention at the search's instant, 0..1; null when the memory has no lifecycle fields. */
-  retention: number | null;
-}
-
-/** How vectors are searched: exactly (small minds), or through HNSW with this `hnsw.ef_search`. */
-export type VectorScan = { exact: true } | { exact: false; efSearch: number };
-
-/** A search as the repository runs it: the query's text, how it matches, and its vector if any. */
-export interface RetrievalQuery {
-  q: string;
-  mode: MatchMode;
-  vector: readonly number[] | null;
-  /** The query's stemmed lexemes and the mind's statistics for them (`any` and `all`). */
-  lexemes: readonly string[];
-  stats: TextStats;
-  /** How many memories `any` mode may match (libs/memory matchBudget); MATCH_BUDGET when not given. */
-  budget?: number;
-}
-
-/** A tsquery of one lexeme, quoted (a lexeme may hold any character). */
-export function lexemeQuery(l: string): string {
-  // A Korean word matches its forms with any particle (libs/memory hangulPrefix).
-  const prefix = hangulPrefix(l);
-  if (prefix !== null) return `'${prefix}':*`;
-  return `'${l.replace(/'/g, "''").replace(/\\/g, '\\\\')}'`;
-}
+import { lexemeQuery, textSql, vectorSql, type VectorArithmetic } from './retrieval-sql';
+import type { CandidateRow, FollowedLink, Placed, RetrievalQuery, TextHit, VectorHit, VectorScan } from './retrieval-types';
 
 /**
  * What `any` mode matches with: libs/memory `matchLexemes` (chosen once), or-ed into a tsquery
@@ -96,32 +32,15 @@ const F: MemoryFilter = { activeAt: SAMPLE.date, category: 'fact' };
 const AROUND = { minVectorSimilarity: 0.1, reach: 2, retention: { config: SAMPLE.config, now: SAMPLE.date }, associations: { from: 10, per: 5 } };
 
 /**
- * The SQL of hybrid retrieval (docs/design.md §6): a mind's text statistics, BM25 over the
- * full-text index and the nearest vectors in one statement, and what ranking needs of the
- * candidates and their neighbours in time. The maths is libs/memory's (`bm25`, `rankHybrid`).
+ * The SQL of hybrid retrieval (docs/design.md §6): the query's lexemes, BM25 over the full-text
+ * index and the nearest vectors in one statement, and what ranking needs of the candidates and
+ * their neighbours in time. The mind's statistics are MindStatsRepository's. The maths is
+ * libs/memory's (`bm25`, `rankHybrid`).
  */
 @Injectable()
 export class RetrievalRepository {
   /** @param arithmetic how exact vector scans compute distances on this database (retrieval-sql `nearestSql`); absent: PostgreSQL's */
   constructor(@Optional() @Inject(VECTOR_ARITHMETIC) private readonly arithmetic: VectorArithmetic = 'halfvec') {}
-
-  /** Memories of the mind (for choosing exact or indexed vector search, and BM25's n). */
-  @GenerateSql({ params: [M] })
-  async mindSize(tx: TenantTx, mindId: string): Promise<number> {
-    const row = await sql<{ n: number }>`select count(*)::int as n from memories where tenant_id = ${tx.tenantId} and mind_id = ${mindId}`.execute(tx.trx);
-    return row.rows[0]?.n ?? 0;
-  }
-
-  /**
-   * Whether the mind holds at least `n` memories, counting no further than `n` (a large mind's
-   * memories go into the HNSW index: libs/services VectorIndexing).
-   */
-  @GenerateSql({ params: [M, 10_000] })
-  async mindHasAtLeast(tx: TenantTx, mindId: string, n: number): Promise<boolean> {
-    const { rows } = await sql<{ yes: boolean }>`
-      select count(*) >= ${n}::int as yes from (select 1 from memories where tenant_id = ${tx.tenantId} and mind_id = ${mindId} limit ${n}) m`.execute(tx.trx);
-    return rows[0]?.yes ?? false;
-  }
 
   /**
    * Starts a search, in one statement: forbids sequential scans for the rest of the transaction,
@@ -142,49 +61,6 @@ export class RetrievalRepository {
       select set_config('enable_seqscan', 'off', true) as seqscan,
              array(select distinct l from unnest(tsvector_to_array(to_tsvector('english', engram_cjk_bigrams(coalesce(${q}::text, ''))))) as l order by l) as lexemes${PREPARED}`.execute(tx.trx);
     return rows[0]?.lexemes ?? [];
-  }
-
-  /** Mean content length in characters of the mind's newest `STATS_SAMPLE` memories (1 when empty). */
-  @GenerateSql({ params: [M] })
-  async meanLength(tx: TenantTx, mindId: string): Promise<number> {
-    const { rows } = await sql<{ avgdl: number }>`select coalesce(avg(length(content)), 1)::float8 as avgdl from ${sample(tx, mindId)} s`.execute(tx.trx);
-    return rows[0]?.avgdl ?? 1;
-  }
-
-  /**
-   * Memories of the mind holding each lexeme, counted up to `cap` (engram_text_match: the GIN
-   * index), all lexemes in one statement: a search's lexemes that its mind's statistics do not
-   * know yet cost one round trip, not one each. engram_text_match is PL/pgSQL planned for each
-   * call's values (force_custom_plan), so each lexeme still gets its own plan: the GIN index for a
-   * rare one, the mind's b-tree up to the cap for a common one.
-   *
-   * The counts are scalar subqueries of a read of the tenant's own row, not a statement of their
-   * own: on Citus that makes the whole statement one router query, run on the worker that holds
-   * the tenant's shards over this transaction's connection, as search's statement runs the match.
-   * Called alone, the security-definer function runs on the coordinator as engram_auth, and Citus
-   * refuses its read of a shard group that this transaction modified over engram_app's
-   * connection ("cannot perform query on placements that were modified in this transaction by a
-   * different user"). Elsewhere the row read is one primary-key look-up.
-   *
-   * @returns each lexeme's count (0..cap); `{}` for none
-   */
-  @GenerateSql({ params: [M, ['budget', 'dgia'], 10_000] })
-  async documentFrequencies(tx: TenantTx, mindId: string, lexemes: readonly string[], cap: number): Promise<Map<string, number>> {
-    if (lexemes.length === 0) return new Map();
-    const { rows } = await sql<{ l: string; df: number }>`
-      select c.l, (select count(*)::int from engram_text_match(${tx.tenantId}, ${mindId}, c.q, ${cap})) as df
-      from tenants t cross join unnest(${lexemes}::text[], ${lexemes.map(lexemeQuery)}::tsquery[]) as c(l, q)
-      where t.id = ${tx.tenantId}${PREPARED}`.execute(tx.trx);
-    return new Map(rows.map((r) => [r.l, r.df]));
-  }
-
-  /** Each lexeme's share (0..1) of the memories in the mind's newest `STATS_SAMPLE`. */
-  @GenerateSql({ params: [M, ['budget', 'dgia']] })
-  async sampleShares(tx: TenantTx, mindId: string, lexemes: readonly string[]): Promise<Map<string, number>> {
-    const { rows } = await sql<{ l: string; share: number }>`
-      select c.l, (select count(*) filter (where s.search_vector @@ c.q)::float8 / greatest(count(*), 1) from ${sample(tx, mindId)} s) as share
-      from unnest(${lexemes}::text[], ${lexemes.map(lexemeQuery)}::tsquery[]) as c(l, q)`.execute(tx.trx);
-    return new Map(rows.map((r) => [r.l, r.share]));
   }
 
   /**
@@ -321,9 +197,4 @@ export class RetrievalRepository {
     // penalty moves only this one.
     await setLocal(tx, { 'hnsw.ef_search': scan.efSearch, 'hnsw.iterative_scan': 'relaxed_order', enable_sort: 'off' });
   }
-}
-
-/** The mind's newest memories that estimate its mean length and the frequency of common lexemes. */
-function sample(tx: TenantTx, mindId: string) {
-  return sql`(select content, search_vector from memories where tenant_id = ${tx.tenantId} and mind_id = ${mindId} order by id desc limit ${STATS_SAMPLE})`;
 }
