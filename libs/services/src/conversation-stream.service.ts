@@ -1,18 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '@engram/config';
-import { MemoriesRepository, MessagesRepository, StmRepository, TenantDb, newId, type NewMessage, type TenantTx } from '@engram/db';
-import { RequestEmbedder } from '@engram/embeddings';
+import { MessagesRepository, StmRepository, TenantDb, newId, type NewMessage, type TenantTx } from '@engram/db';
 import { ImportanceScorer } from '@engram/llm';
 import {
   advanceStm,
   associationStrength,
   attend,
-  type ConsolidationTrigger,
   contentWords,
   enterStm,
   entryScore,
-  episodeImportance,
-  episodeMemory,
   immediateTriggers,
   type ImportanceResult,
   type LifecycleConfig,
@@ -21,10 +17,9 @@ import {
   stmContent,
   stmDecision,
   type StmMessage,
-  withoutSpeakers,
   wordSimilarity,
 } from '@engram/memory';
-import { HybridSearch } from './hybrid-search.service';
+import { EpisodeConsolidation } from './episode-consolidation.service';
 import { LifecycleSettings } from './lifecycle-settings.service';
 import type { MemoryScope } from './memory-scope';
 import { FactConsolidation } from './fact-consolidation.service';
@@ -35,9 +30,6 @@ import type { AppendResult, ConsolidationOutcome, IncomingMessage } from './conv
 /** Who said a message: its speaker, else its role. */
 const speakerOf = (m: IncomingMessage): string => m.speaker ?? m.role;
 
-/** Memories compared with an entry for its association and for a near-duplicate. */
-const SIMILAR_CANDIDATES = 10;
-
 /** Messages scored at once (the scorer may call an LLM). */
 const SCORING_BATCH = 8;
 
@@ -46,8 +38,8 @@ const SCORING_BATCH = 8;
  * (committed before any scoring), then each is scored; those that pass attention enter the
  * conversation's short-term memory (STM), rehearsing an entry they repeat. STM holds
  * `stm.capacity` entries; time and triggers move entries to long-term memory (episodic memories
- * with the message ids as `source_refs`), and a near-duplicate of an existing memory (found by
- * hybrid search) reinforces it instead of adding a copy. Messages of the past are processed on
+ * with the message ids as `source_refs`: EpisodeConsolidation), and a near-duplicate of an
+ * existing memory (found by hybrid search) reinforces it instead of adding a copy. Messages of the past are processed on
  * their own event time. The rules are libs/memory's (`attend`, `enterStm`, `advanceStm`).
  */
 @Injectable()
@@ -58,12 +50,10 @@ export class ConversationStream {
     private readonly minds: MindAccess,
     private readonly messages: MessagesRepository,
     private readonly stm: StmRepository,
-    private readonly memories: MemoriesRepository,
     private readonly writer: MemoryWriter,
-    private readonly search: HybridSearch,
+    private readonly episodes: EpisodeConsolidation,
     private readonly scorer: ImportanceScorer,
     private readonly facts: FactConsolidation,
-    private readonly embedder: RequestEmbedder,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -156,7 +146,7 @@ export class ConversationStream {
     }
     const content = stmContent(message);
     const words = contentWords(content);
-    const candidates = await this.similar(tx, scope, content, config);
+    const candidates = await this.episodes.similar(tx, scope, content, config);
     // It repeats what long-term memory holds: rehearsal of that memory (seed 000), not a new entry.
     const near = candidates.find((m) => repeatsMemory(content, m.content, config));
     if (near) {
@@ -166,7 +156,7 @@ export class ConversationStream {
     }
     const entered = enterStm(buffer, message, this.association(words, buffer, candidates), at, config, newId);
     for (const out of entered.evicted) {
-      if (out.consolidate) result.consolidated.push(await this.consolidate(tx, scope, conversationId, out.entry, 'capacity', config));
+      if (out.consolidate) result.consolidated.push(await this.episodes.consolidate(tx, scope, conversationId, out.entry, 'capacity', config));
       else result.discarded += 1;
     }
     result.attended += 1;
@@ -183,7 +173,7 @@ export class ConversationStream {
       await this.minds.require(tx, scope);
       await this.stm.lockConversation(tx, scope.mindId, conversationId);
       const consolidated: ConsolidationOutcome[] = [];
-      for (const entry of await this.stm.list(tx, scope.mindId, conversationId)) consolidated.push(await this.consolidate(tx, scope, conversationId, entry, 'explicit_save', config));
+      for (const entry of await this.stm.list(tx, scope.mindId, conversationId)) consolidated.push(await this.episodes.consolidate(tx, scope, conversationId, entry, 'explicit_save', config));
       await this.stm.save(tx, scope.mindId, conversationId, []);
       return consolidated;
     });
@@ -266,21 +256,9 @@ export class ConversationStream {
     result: { consolidated: ConsolidationOutcome[]; discarded: number },
   ): Promise<SourcedStmEntry[]> {
     const step = advanceStm(buffer, at, config);
-    for (const { entry, trigger } of step.consolidate) result.consolidated.push(await this.consolidate(tx, scope, conversationId, entry, trigger, config));
+    for (const { entry, trigger } of step.consolidate) result.consolidated.push(await this.episodes.consolidate(tx, scope, conversationId, entry, trigger, config));
     result.discarded += step.discarded;
     return step.kept;
-  }
-
-  /**
-   * The mind's memories most like a text: hybrid search over full text, not an access, and
-   * without counting statistics (the mind grows under this stream: counts taken now would be
-   * stale for the searches that follow).
-   */
-  private async similar(tx: TenantTx, scope: MemoryScope, content: string, config: LifecycleConfig) {
-    // Without the speakers: every episode names one, and "user" would match them all.
-    const query = { q: (withoutSpeakers(content).trim() || content).slice(0, 1000), mode: 'any' as const, vector: null, filter: {}, limit: SIMILAR_CANDIDATES };
-    const hits = await this.search.search(tx, scope.mindId, query, config, { access: false, statistics: 'uncounted', associations: false });
-    return hits.map((h) => h.row);
   }
 
   /**
@@ -291,36 +269,5 @@ export class ConversationStream {
    */
   private association(words: Set<string>, buffer: readonly SourcedStmEntry[], memories: readonly { content: string }[]): number {
     return associationStrength([...buffer.map((e) => wordSimilarity(words, e.content)), ...memories.map((m) => wordSimilarity(words, m.content))]);
-  }
-
-  /**
-   * STM → LTM (seed 000 `consolidate`): an existing memory of nearly the same words is reinforced
-   * (MemoryWriter `reinforce`); otherwise a new episodic memory is written (libs/memory
-   * `episodeMemory`: its compressed form, strength × 1.5, the messages as `source_refs`).
-   */
-  private async consolidate(tx: TenantTx, scope: MemoryScope, conversationId: string, entry: SourcedStmEntry, trigger: ConsolidationTrigger, config: LifecycleConfig): Promise<ConsolidationOutcome> {
-    const now = this.clock.now();
-    const outcome = { stm_entry_id: entry.id, trigger, score: entryScore(entry, config), messages: entry.message_ids.length };
-    const candidates = await this.similar(tx, scope, entry.content, config);
-    const importance = episodeImportance(entry, trigger, config);
-    const near = candidates.find((m) => repeatsMemory(entry.content, m.content, config));
-    if (near) {
-      await this.writer.reinforce(tx, near, entry.message_ids, importance, now, config);
-      return { ...outcome, memory_id: near.id, key: near.key, status: 'reinforced' };
-    }
-    // A local embedder costs nothing here; a remote one is left to the backfill, outside this transaction.
-    const vector = this.embedder.local ? ((await this.embedder.tryEmbed([entry.content])).vectors[0] ?? null) : null;
-    const first = entry.message_ids[0];
-    const position = first ? await this.messages.position(tx, scope.mindId, conversationId, first) : null;
-    const input = { ...episodeMemory(entry, { mindId: scope.mindId, conversationId, writer: scope.writer, trigger, score: outcome.score, similar: candidates.map((c) => c.id), now, importance, position }), id: newId() };
-    const created = await this.writer.create(tx, input, config, scope.actor, { model: this.embedder.embedder.model, vector }, { consolidated: 'episode' });
-    if (created) {
-      const result: ConsolidationOutcome = { ...outcome, memory_id: created.id, key: created.key, status: 'created' };
-      this.facts.remember(result, entry);
-      return result;
-    }
-    // Consolidated before (an interrupted run repeated): that memory stands.
-    const existing = await this.memories.findByKeyForUpdate(tx, scope.mindId, input.category, input.key);
-    return { ...outcome, memory_id: existing?.id ?? input.id, key: input.key, status: 'reinforced' };
   }
 }

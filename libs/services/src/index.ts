@@ -6,6 +6,7 @@ export * from './memory-writer.service';
 export * from './hybrid-search.service';
 export * from './conversation.types';
 export * from './conversation-stream.service';
+export * from './episode-consolidation.service';
 export * from './webhooks';
 export * from './services.module';
 export * from './access-recorder.service';

@@ -1,0 +1,75 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '@engram/config';
+import { MemoriesRepository, MessagesRepository, newId, type TenantTx } from '@engram/db';
+import { RequestEmbedder } from '@engram/embeddings';
+import { entryScore, episodeImportance, episodeMemory, repeatsMemory, withoutSpeakers, type ConsolidationTrigger, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
+import type { ConsolidationOutcome } from './conversation.types';
+import { FactConsolidation } from './fact-consolidation.service';
+import { HybridSearch } from './hybrid-search.service';
+import type { MemoryScope } from './memory-scope';
+import { MemoryWriter } from './memory-writer.service';
+
+/** Memories compared with an entry for its association and for a near-duplicate. */
+const SIMILAR_CANDIDATES = 10;
+
+/**
+ * Short-term memory into long-term memory (seed 000 `consolidate`; docs/design.md §4.3), for the
+ * conversation stream: an STM entry becomes an episodic memory through the one writer, or
+ * reinforces the memory that already says it (near-duplicate integration). Runs inside the
+ * caller's transaction, which holds the conversation's lock (ConversationStream).
+ */
+@Injectable()
+export class EpisodeConsolidation {
+  constructor(
+    private readonly messages: MessagesRepository,
+    private readonly memories: MemoriesRepository,
+    private readonly writer: MemoryWriter,
+    private readonly search: HybridSearch,
+    private readonly facts: FactConsolidation,
+    private readonly embedder: RequestEmbedder,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /**
+   * The mind's memories most like a text: hybrid search over full text, not an access, and
+   * without counting statistics (the mind grows under this stream: counts taken now would be
+   * stale for the searches that follow).
+   */
+  async similar(tx: TenantTx, scope: MemoryScope, content: string, config: LifecycleConfig) {
+    // Without the speakers: every episode names one, and "user" would match them all.
+    const query = { q: (withoutSpeakers(content).trim() || content).slice(0, 1000), mode: 'any' as const, vector: null, filter: {}, limit: SIMILAR_CANDIDATES };
+    const hits = await this.search.search(tx, scope.mindId, query, config, { access: false, statistics: 'uncounted', associations: false });
+    return hits.map((h) => h.row);
+  }
+
+  /**
+   * STM → LTM (seed 000 `consolidate`): an existing memory of nearly the same words is reinforced
+   * (MemoryWriter `reinforce`); otherwise a new episodic memory is written (libs/memory
+   * `episodeMemory`: its compressed form, strength × 1.5, the messages as `source_refs`).
+   */
+  async consolidate(tx: TenantTx, scope: MemoryScope, conversationId: string, entry: SourcedStmEntry, trigger: ConsolidationTrigger, config: LifecycleConfig): Promise<ConsolidationOutcome> {
+    const now = this.clock.now();
+    const outcome = { stm_entry_id: entry.id, trigger, score: entryScore(entry, config), messages: entry.message_ids.length };
+    const candidates = await this.similar(tx, scope, entry.content, config);
+    const importance = episodeImportance(entry, trigger, config);
+    const near = candidates.find((m) => repeatsMemory(entry.content, m.content, config));
+    if (near) {
+      await this.writer.reinforce(tx, near, entry.message_ids, importance, now, config);
+      return { ...outcome, memory_id: near.id, key: near.key, status: 'reinforced' };
+    }
+    // A local embedder costs nothing here; a remote one is left to the backfill, outside this transaction.
+    const vector = this.embedder.local ? ((await this.embedder.tryEmbed([entry.content])).vectors[0] ?? null) : null;
+    const first = entry.message_ids[0];
+    const position = first ? await this.messages.position(tx, scope.mindId, conversationId, first) : null;
+    const input = { ...episodeMemory(entry, { mindId: scope.mindId, conversationId, writer: scope.writer, trigger, score: outcome.score, similar: candidates.map((c) => c.id), now, importance, position }), id: newId() };
+    const created = await this.writer.create(tx, input, config, scope.actor, { model: this.embedder.embedder.model, vector }, { consolidated: 'episode' });
+    if (created) {
+      const result: ConsolidationOutcome = { ...outcome, memory_id: created.id, key: created.key, status: 'created' };
+      this.facts.remember(result, entry);
+      return result;
+    }
+    // Consolidated before (an interrupted run repeated): that memory stands.
+    const existing = await this.memories.findByKeyForUpdate(tx, scope.mindId, input.category, input.key);
+    return { ...outcome, memory_id: existing?.id ?? input.id, key: input.key, status: 'reinforced' };
+  }
+}
