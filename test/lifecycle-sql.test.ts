@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Pool } from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { MemoriesRepository, TenantDb, type MemoryRow, evictableSql, expiredSql, movesToNeocortexSql, notExpiredSql, retentionNowSql, softForgettableSql, tierSql, type DB } from '@engram/db';
+import { MemoriesRepository, MemoryAccessesRepository, TenantDb, type MemoryRow, evictableSql, expiredSql, movesToNeocortexSql, notExpiredSql, retentionNowSql, softForgettableSql, tierSql, type DB } from '@engram/db';
 import {
   MEMORY_LAYERS,
   MEMORY_PRIORITIES,
@@ -105,7 +105,7 @@ describe('lifecycle SQL agrees with libs/memory', () => {
       expect(r).toBeCloseTo(currentRetention(states.get(id) as RetentionState, now, config), 9);
     }
 
-    const accessed = await tenants.run(tenant, (tx) => new MemoriesRepository().recordAccess(tx, mind, [...states.keys()], now, config));
+    const accessed = await tenants.run(tenant, (tx) => new MemoryAccessesRepository().recordAccess(tx, mind, [...states.keys()], now, config));
     expect(accessed).toHaveLength(300);
     for (const row of accessed) {
       const expected = applyAccess(states.get(row.id) as RetentionState, now, config);
@@ -145,6 +145,7 @@ describe('lifecycle SQL agrees with libs/memory', () => {
     const t1 = new Date(T0 + 2600 * 3_600_000);
     const t2 = new Date(t1.getTime() + 30 * 3_600_000);
     const repo = new MemoriesRepository();
+    const accesses = new MemoryAccessesRepository();
     await tenants.run(tenant, (tx) => repo.deleteForMind(tx, mind));
     const seeds = rows.flatMap(({ row: r, archived, bare }, i) => {
       const born = new Date(T0 + r.bornHours * 3_600_000);
@@ -175,11 +176,11 @@ describe('lifecycle SQL agrees with libs/memory', () => {
     const pairs = rows.map((_, i) => ({ now: ids[2 * i] as string, behind: ids[2 * i + 1] as string }));
     const before = new Map((await tenants.run(tenant, (tx) => repo.findByIds(tx, mind, ids))).map((r) => [r.id, r]));
     // Two accesses each: at once, in two transactions; behind, as one flush of two rounds.
-    await tenants.run(tenant, (tx) => repo.recordAccess(tx, mind, pairs.map((p) => p.now), t1, config, { returning: false }));
-    await tenants.run(tenant, (tx) => repo.recordAccess(tx, mind, pairs.map((p) => p.now), t2, config, { returning: false }));
+    await tenants.run(tenant, (tx) => accesses.recordAccess(tx, mind, pairs.map((p) => p.now), t1, config, { returning: false }));
+    await tenants.run(tenant, (tx) => accesses.recordAccess(tx, mind, pairs.map((p) => p.now), t2, config, { returning: false }));
     // What the recorder's flush does (libs/services AccessRecorder): read and lock, apply in TypeScript, write.
     const writeBehind = (items: string[], instants: Date[]) =>
-      tenants.run(tenant, async (tx) => repo.writeAccesses(tx, (await repo.accessStates(tx, items)).map((s) => accessedAt(s, instants, config))));
+      tenants.run(tenant, async (tx) => accesses.writeAccesses(tx, (await accesses.accessStates(tx, items)).map((s) => accessedAt(s, instants, config))));
     expect(await writeBehind(pairs.map((p) => p.behind), [t1, t2])).toBe(pairs.length);
     const after = new Map((await tenants.run(tenant, (tx) => repo.findByIds(tx, mind, ids))).map((r) => [r.id, r]));
     const lifecycle = (r: MemoryRow) => ({

@@ -1,7 +1,7 @@
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import { Pool } from 'pg';
 import { systemClock, type AppConfig } from '@engram/config';
-import { AssociationsRepository, MemoriesRepository, PREPARED_OPTIONS, PreparingClient, MemorySweepsRepository, MindStatsRepository, RetrievalRepository, TenantDb, TenantsRepository, vectorLiteral, type DB, type MatchMode, type MemoryFilter, type TenantTx, type VectorScan } from '@engram/db';
+import { AssociationsRepository, MemoriesRepository, MemoryAccessesRepository, PREPARED_OPTIONS, PreparingClient, MemorySweepsRepository, MindStatsRepository, RetrievalRepository, TenantDb, TenantsRepository, vectorLiteral, type DB, type MatchMode, type MemoryFilter, type TenantTx, type VectorScan } from '@engram/db';
 import type { RequestEmbedder } from '@engram/embeddings';
 import { AssociationJob, ForgettingJob, TieringJob } from '@engram/jobs';
 import { DEFAULT_LIFECYCLE, type LifecycleConfig } from '@engram/memory';
@@ -102,7 +102,7 @@ afterAll(async () => {
 });
 
 /** These searches record no accesses (`access: false`): a recorder that writes each read's accesses in its transaction. */
-const accessRecorder = () => new AccessRecorder({ ACCESS_FLUSH_MS: 0 } as AppConfig, new TenantDb(kysely), new MemoriesRepository(), {} as LifecycleSettings);
+const accessRecorder = () => new AccessRecorder({ ACCESS_FLUSH_MS: 0 } as AppConfig, new TenantDb(kysely), new MemoriesRepository(), new MemoryAccessesRepository(), {} as LifecycleSettings);
 
 const seqScan = (plan: string) => /Seq Scan on (memories|memory_associations)\b/.test(plan);
 
@@ -196,7 +196,7 @@ describe('plans of search', () => {
 
 describe('plans of access recording', () => {
   it('a search\'s hits are updated by key, not found by reading the mind', async () => {
-    const memories = new MemoriesRepository();
+    const memories = new MemoryAccessesRepository();
     const ids = (await ownerQuery(db)<{ id: string }>(`select id from memories where mind_id = $1 order by id limit 10`, [MIND])).map((r) => r.id);
     const seen = await planned(() => new TenantDb(kysely).run(TENANT, (tx) => memories.recordAccess(tx, MIND, ids, new Date(), DEFAULT_LIFECYCLE)));
     const update = seen.find((p) => p.includes('Update on memories')) ?? '';
@@ -205,7 +205,7 @@ describe('plans of access recording', () => {
   });
 
   it('the write-behind flush finds its memories by key too', async () => {
-    const memories = new MemoriesRepository();
+    const memories = new MemoryAccessesRepository();
     const ids = (await ownerQuery(db)<{ id: string }>(`select id from memories where mind_id = $1 order by id limit 50`, [MIND])).map((r) => r.id);
     const at = new Date();
     const seen = await planned(() =>

@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
-import { MemoriesRepository, MemoryVersionsRepository, TenantDb, newId, type DB, type MemoryUpdate, type NewMemory } from '@engram/db';
+import { MemoriesRepository, MemoryAccessesRepository, MemoryVersionsRepository, TenantDb, newId, type DB, type MemoryUpdate, type NewMemory } from '@engram/db';
 import { DEFAULT_LIFECYCLE, newMemory, type LifecycleConfig, type MemoryCategory, type MemoryPriority, type MemoryType } from '@engram/memory';
 import { MemoryWriter } from '@engram/services';
 
@@ -43,7 +43,7 @@ export function fixtureWriter(source: INestApplicationContext | Kysely<DB>): Fix
   }
   const db = source as Kysely<DB>;
   const memories = new MemoriesRepository();
-  return { writer: new MemoryWriter(memories, new MemoryVersionsRepository()), memories, tenantDb: new TenantDb(db) };
+  return { writer: new MemoryWriter(memories, new MemoryVersionsRepository(), new MemoryAccessesRepository()), memories, tenantDb: new TenantDb(db) };
 }
 
 /** Writes the memories into one mind, in one transaction. @returns their ids, in order */

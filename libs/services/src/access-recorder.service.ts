@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional, type BeforeApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
-import { MemoriesRepository, TenantDb, type MemoryRow, type TenantTx } from '@engram/db';
+import { MemoriesRepository, MemoryAccessesRepository, TenantDb, type MemoryRow, type TenantTx } from '@engram/db';
 import type { LifecycleConfig } from '@engram/memory';
 import { EngramMetrics } from '@engram/metrics';
 import { ThrottledWarning } from '@engram/queues';
@@ -64,6 +64,7 @@ export class AccessRecorder implements BeforeApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly tenantDb: TenantDb,
     private readonly memories: MemoriesRepository,
+    private readonly accesses: MemoryAccessesRepository,
     private readonly settings: LifecycleSettings,
     @Optional() private readonly metrics?: EngramMetrics,
   ) {}
@@ -87,7 +88,7 @@ export class AccessRecorder implements BeforeApplicationShutdown {
    */
   async access(tx: TenantTx, mindId: string, ids: readonly string[], at: Date, config: LifecycleConfig, options: { rows?: readonly MemoryRow[] } = {}): Promise<MemoryRow[]> {
     if (ids.length === 0) return [];
-    if (!this.writeBehind) return this.memories.recordAccess(tx, mindId, ids, at, config, { returning: options.rows === undefined });
+    if (!this.writeBehind) return this.accesses.recordAccess(tx, mindId, ids, at, config, { returning: options.rows === undefined });
     const rows = options.rows ?? (await this.memories.findByIds(tx, mindId, ids));
     const found = rows.map((r) => r.id);
     const queue = () => this.record(tx.tenantId, found, at);
@@ -184,9 +185,9 @@ export class AccessRecorder implements BeforeApplicationShutdown {
         tenantId,
         async (tx) => {
           const config = await this.settings.get(tx);
-          const states = await this.memories.accessStates(tx, [...accesses.keys()]);
+          const states = await this.accesses.accessStates(tx, [...accesses.keys()]);
           const after = states.map((state) => accessedAt(state, accesses.get(state.id) ?? [], config));
-          await this.memories.writeAccesses(tx, after);
+          await this.accesses.writeAccesses(tx, after);
         },
         { durable: false },
       );

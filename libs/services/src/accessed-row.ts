@@ -25,7 +25,7 @@ export function retentionStateOf(row: AccessState): RetentionState | undefined {
 }
 
 /**
- * The instant a waiting access is applied at (libs/db `MemoriesRepository.recordAccesses`): its
+ * The instant a waiting access is applied at (libs/db `MemoryAccessesRepository.recordAccess`): its
  * own, or the row's `last_accessed` or `retention_at` when later (written meanwhile by another
  * process's access or by a sweep), so that the curve is never re-anchored backwards.
  */
@@ -35,7 +35,7 @@ export function accessInstant(row: Pick<AccessState, 'last_accessed' | 'retentio
 }
 
 /**
- * A memory after one access at `at`, as libs/db `MemoriesRepository.recordAccess` writes it
+ * A memory after one access at `at`, as libs/db `MemoryAccessesRepository.recordAccess` writes it
  * (docs/design.md §5.5): libs/memory `applyAccess` (count, due review, re-anchored curve,
  * promotion, revival), the tier after an access (`tierAfterAccess`: an archived memory is
  * rehydrated and its vector pending again). A row without lifecycle fields (an import of a

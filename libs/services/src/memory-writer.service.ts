@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import {
   MemoriesRepository,
+  MemoryAccessesRepository,
   MemoryVersionsRepository,
   embeddingColumns,
   newId,
@@ -91,6 +92,7 @@ export class MemoryWriter {
   constructor(
     private readonly memories: MemoriesRepository,
     private readonly versions: MemoryVersionsRepository,
+    private readonly accesses: MemoryAccessesRepository,
     // Always provided by ServicesModule, beside this writer; optional only for test fixtures that
     // build a bare writer to restore rows (which announces nothing).
     @Optional() private readonly outbox?: WebhookOutbox,
@@ -230,7 +232,7 @@ export class MemoryWriter {
     const refs = [...new Set([...row.source_refs, ...messageIds])].slice(-100);
     const state = retentionStateOf(row);
     if (!state) {
-      await this.memories.recordAccess(tx, row.mind_id, [row.id], now, config, { returning: false });
+      await this.accesses.recordAccess(tx, row.mind_id, [row.id], now, config, { returning: false });
       await this.memories.update(tx, row.mind_id, row.id, { source_refs: refs });
       return;
     }

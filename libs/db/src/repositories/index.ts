@@ -1,6 +1,7 @@
 import { AssociationsRepository } from './associations.repository';
 import { EmbeddingsRepository } from './embeddings.repository';
 import { MemoriesRepository } from './memories.repository';
+import { MemoryAccessesRepository } from './memory-accesses.repository';
 import { MemorySweepsRepository } from './memory-sweeps.repository';
 import { MemoryVersionsRepository } from './memory-versions.repository';
 import { MessagesRepository } from './messages.repository';
@@ -19,6 +20,7 @@ import { WebhooksRepository } from './webhooks.repository';
 export * from './associations.repository';
 export * from './embeddings.repository';
 export * from './memories.repository';
+export * from './memory-accesses.repository';
 export * from './memory-sweeps.repository';
 export * from './memory-versions.repository';
 export * from './messages.repository';
@@ -44,6 +46,7 @@ export const REPOSITORIES = [
   MindKeysRepository,
   ServiceKeysRepository,
   MemoriesRepository,
+  MemoryAccessesRepository,
   MemoryVersionsRepository,
   MemorySweepsRepository,
   EmbeddingsRepository,
