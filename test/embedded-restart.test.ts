@@ -66,6 +66,8 @@ describe('embedded mode after a crash', () => {
     const third = start();
     expect(await third.exited()).toEqual({ code: 1, signal: null });
     expect(third.output).toMatch(new RegExp(`embedded database at ${dir}/pg is in use by another Engram process`));
+    // The message alone, not inside Nest's stack trace.
+    expect(third.output).not.toMatch(/ExceptionHandler|\n\s+at /);
     expect((await fetch(`${url}/health/ready`)).status).toBe(200);
   });
 });

@@ -22,8 +22,14 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options.clock), {
     bufferLogs: true,
     bodyParser: false,
+    // A start-up failure (a missing schema, a data directory in use) reaches main(), which prints
+    // its message alone: Nest would log it inside its own stack trace (its buffered logs are
+    // flushed only once the app is built) and exit.
+    abortOnError: false,
+    autoFlushLogs: false,
   });
   app.useLogger(app.get(Logger));
+  app.flushLogs();
   // A path that does not decode (`/v1/memory/%FF`) fails inside Express's router, before any Nest
   // filter: answer it here in the API's error shape.
   app.use((req: Request, res: Response, next: NextFunction) => {

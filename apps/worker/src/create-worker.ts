@@ -21,8 +21,9 @@ export async function createWorker(config: AppConfig): Promise<INestApplicationC
       'the worker needs DATABASE_URL and REDIS_URL; without them run only the API (embedded mode runs background work in-process)',
     );
   }
-  const context = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true });
+  const context = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true, abortOnError: false, autoFlushLogs: false });
   context.useLogger(context.get(Logger));
+  context.flushLogs();
   context.enableShutdownHooks();
   await context.get(RedisConnection).connect();
   return context;
