@@ -678,7 +678,7 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
     }, 60_000);
 
     it('applies the migration on the distributed tables: memory_associations distributed by tenant, co-located with tenants, its rows on the shards', async () => {
-      expect(applied).toEqual(['20261204000000_associations', '20261205000000_vector_search', '20261206000000_message_order', '20261207000000_search_document', '20261208000000_cjk_characters']);
+      expect(applied).toEqual(['20261204000000_associations', '20261205000000_vector_search', '20261206000000_message_order', '20261207000000_search_document', '20261208000000_cjk_characters', '20261209000000_accents']);
       // The search document's new definition reached the workers, where the shards compute it.
       const documents = await upgraded<{ result: string }>(`select result from run_command_on_workers($$select engram_search_document(null, 'user: I moved to Lisbon', array['user', 'travel'])::text$$)`);
       expect(documents.map((d) => d.result)).toEqual([expect.any(String), expect.any(String)]);
@@ -686,6 +686,9 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
       // And its Han characters (migration 20261208000000).
       const characters = await upgraded<{ result: string }>(`select result from run_command_on_workers($$select engram_search_document(null, '我有一只猫', null)::text$$)`);
       for (const d of characters) expect(d.result).toContain("'猫'");
+      // And without accents (migration 20261209000000).
+      const folded = await upgraded<{ result: string }>(`select result from run_command_on_workers($$select engram_search_document(null, 'Café Müller', null)::text$$)`);
+      for (const d of folded) expect(d.result).toContain("'cafe'");
       // The messages' new index reached the shards (one index a shard on each worker).
       const indexes = await upgraded<{ n: number }>(`select count(*)::int as n from run_command_on_workers($$select count(*) from pg_indexes where indexname like 'messages_conversation_time_idx%'$$) w where w.result::int > 0`);
       expect(indexes).toEqual([{ n: 2 }]);

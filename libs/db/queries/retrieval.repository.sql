@@ -11,7 +11,7 @@ select
         tsvector_to_array(
           to_tsvector(
             'english',
-            engram_cjk_bigrams (coalesce($1::text, ''))
+            engram_cjk_bigrams (engram_fold_accents (coalesce($1::text, '')))
           )
         )
       ) as l
@@ -30,7 +30,7 @@ select
         tsvector_to_array(
           to_tsvector(
             'english',
-            engram_cjk_bigrams (coalesce($1::text, ''))
+            engram_cjk_bigrams (engram_fold_accents (coalesce($1::text, '')))
           )
         )
       ) as l
@@ -449,7 +449,10 @@ with
                     engram_text_match (
                       $5,
                       $6,
-                      websearch_to_tsquery('english', engram_cjk_bigrams ($7)),
+                      websearch_to_tsquery(
+                        'english',
+                        engram_cjk_bigrams (engram_fold_accents ($7))
+                      ),
                       $8
                     ) x
                 )
@@ -461,7 +464,10 @@ with
                   or expires_at > $10::timestamptz
                 )
                 and category = $11
-                and search_vector @@ websearch_to_tsquery('english', engram_cjk_bigrams ($12))
+                and search_vector @@ websearch_to_tsquery(
+                  'english',
+                  engram_cjk_bigrams (engram_fold_accents ($12))
+                )
               )
           )
           -- Rounded to 1e-9: the sum's order follows the plan, and equal scores must tie exactly, so
@@ -531,7 +537,10 @@ with
                     or expires_at > $22::timestamptz
                   )
                   and category = $23
-                  and search_vector @@ websearch_to_tsquery('english', engram_cjk_bigrams ($24))
+                  and search_vector @@ websearch_to_tsquery(
+                    'english',
+                    engram_cjk_bigrams (engram_fold_accents ($24))
+                  )
                 )
                 and vector_indexed
               order by
@@ -562,7 +571,10 @@ with
                         or expires_at > $30::timestamptz
                       )
                       and category = $31
-                      and search_vector @@ websearch_to_tsquery('english', engram_cjk_bigrams ($32))
+                      and search_vector @@ websearch_to_tsquery(
+                        'english',
+                        engram_cjk_bigrams (engram_fold_accents ($32))
+                      )
                     )
                     and not vector_indexed
                   offset
@@ -767,7 +779,10 @@ where
       or expires_at > $51::timestamptz
     )
     and category = $52
-    and search_vector @@ websearch_to_tsquery('english', engram_cjk_bigrams ($53))
+    and search_vector @@ websearch_to_tsquery(
+      'english',
+      engram_cjk_bigrams (engram_fold_accents ($53))
+    )
   )
   and m.id not in (
     select
@@ -817,7 +832,10 @@ where
       or expires_at > $59::timestamptz
     )
     and category = $60
-    and search_vector @@ websearch_to_tsquery('english', engram_cjk_bigrams ($61))
+    and search_vector @@ websearch_to_tsquery(
+      'english',
+      engram_cjk_bigrams (engram_fold_accents ($61))
+    )
   ) /* prepared */;
 
 -- RetrievalRepository.search (vector only)

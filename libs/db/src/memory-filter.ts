@@ -44,5 +44,5 @@ export function memoryFilterSql(f: MemoryFilter): RawBuilder<boolean> {
 
 /** `q` as a tsquery in web-search syntax (`all` mode: every word, "phrases", -exclusions, or); libs/memory websearchText. */
 export function websearchSql(q: string): RawBuilder<unknown> {
-  return sql`websearch_to_tsquery('english', engram_cjk_bigrams(${websearchText(q)}))`;
+  return sql`websearch_to_tsquery('english', engram_cjk_bigrams(engram_fold_accents(${websearchText(q)})))`;
 }

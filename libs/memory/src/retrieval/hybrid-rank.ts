@@ -1,3 +1,4 @@
+import { foldAccents } from '../accents';
 import type { MemoryPriority } from '../memory.constants';
 import type { AssociationRelation } from '../associations';
 import type { LifecycleConfig } from '../lifecycle/lifecycle-config';
@@ -55,9 +56,9 @@ export interface RankedHit {
   explain: Explanation;
 }
 
-/** Words of a query as tags are matched against them: lower-cased, letters and digits. */
+/** Words of a query as tags are matched against them: lower-cased, accents folded (as search reads text), letters and digits. */
 export function queryWords(query: string): string {
-  return ` ${(query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ')} `;
+  return ` ${(foldAccents(query.toLowerCase()).match(/[\p{L}\p{N}]+/gu) ?? []).join(' ')} `;
 }
 
 /**
@@ -70,7 +71,7 @@ const ROLE_TAGS = new Set(['user', 'assistant', 'system', 'tool']);
 
 /** True when the query names the tag (as a whole word or phrase); never for a role tag ({@link ROLE_TAGS}). */
 export function queryNamesTag(words: string, tag: string): boolean {
-  const t = (tag.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
+  const t = (foldAccents(tag.toLowerCase()).match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
   return t.length > 0 && !ROLE_TAGS.has(t) && words.includes(` ${t} `);
 }
 

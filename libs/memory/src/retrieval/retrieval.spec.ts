@@ -45,6 +45,9 @@ describe('rankHybrid (docs/design.md §6)', () => {
     const hits = rankHybrid([cand('a', { bm25: 2 }), cand('b', { bm25: 1, tags: ['synapse'] })], 'status of Synapse?', config);
     expect(hits[0]).toMatchObject({ id: 'b', explain: { tag_boost: r.tag_boost } });
     expect(rankHybrid([cand('b', { bm25: 1, tags: ['syn'] })], 'synapse', config)[0]!.explain.tag_boost).toBe(1);
+    // Whatever the accents, as full text reads them.
+    expect(rankHybrid([cand('c', { bm25: 1, tags: ['Café'] })], 'the cafe', config)[0]!.explain.tag_boost).toBe(r.tag_boost);
+    expect(rankHybrid([cand('d', { bm25: 1, tags: ['cafe'] })], 'le café', config)[0]!.explain.tag_boost).toBe(r.tag_boost);
   });
 
   it('does not boost a role tag: "the user" in a question is the person, not a topic', () => {
