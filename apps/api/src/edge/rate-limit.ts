@@ -1,5 +1,6 @@
 import { Logger, type ExecutionContext, type OnModuleDestroy } from '@nestjs/common';
-import { ThrottlerModule, ThrottlerStorageService, normalizeIp, type ThrottlerStorage } from '@nestjs/throttler';
+import { ThrottlerModule, normalizeIp, type ThrottlerStorage } from '@nestjs/throttler';
+import { LRUCache } from 'lru-cache';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import type { Request } from 'express';
 import type { Redis } from 'ioredis';
@@ -83,12 +84,44 @@ export class FailOpenRedisStorage implements ThrottlerStorage, OnModuleDestroy {
 }
 
 /**
+ * Counts in this process (no `REDIS_URL`), as the Redis storage counts (its script, in
+ * @nest-lab/throttler-storage-redis): a fixed window of `ttl` from a bucket's first request,
+ * and a bucket over its limit refused for `blockDuration` from that refusal. @nestjs/throttler's
+ * own in-memory storage counts each request for `ttl` after it was made instead, so a client
+ * that waited for `X-RateLimit-Reset` was refused again (the window's earlier requests still
+ * counted): the headers and docs/api.md describe fixed windows. Buckets are kept in an LRU of
+ * 100 000 (least recently counted out first).
+ */
+export class FixedWindowMemoryStorage implements ThrottlerStorage {
+  private readonly buckets = new LRUCache<string, { hits: number; windowEnds: number; blockedUntil: number }>({ max: 100_000 });
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string) {
+    const id = `${key}:${throttlerName}`;
+    const now = this.now();
+    const known = this.buckets.get(id);
+    const bucket = known && known.windowEnds > now ? known : { hits: 0, windowEnds: now + ttl, blockedUntil: known?.blockedUntil ?? 0 };
+    bucket.hits += 1;
+    let blockedFor = 0;
+    if (bucket.blockedUntil > now) blockedFor = bucket.blockedUntil - now;
+    else if (bucket.hits > limit) {
+      bucket.blockedUntil = now + blockDuration;
+      blockedFor = blockDuration;
+    }
+    this.buckets.set(id, bucket);
+    return { totalHits: bucket.hits, timeToExpire: Math.ceil((bucket.windowEnds - now) / 1000), isBlocked: blockedFor > 0, timeToBlockExpire: Math.ceil(blockedFor / 1000) };
+  }
+}
+
+/**
  * The edge rate limits (@nestjs/throttler): one fixed one-minute window per bucket
  * ({@link rateBucket}), `RATE_LIMIT_PER_MINUTE` per Mind Key or user and
  * `RATE_LIMIT_IP_PER_MINUTE` per client IP (0 turns either off). Counted in Redis when
- * `REDIS_URL` is set (under `<QUEUE_PREFIX>:ratelimit:`), else in this process's memory. A
- * bucket over its limit is refused with 429 and `Retry-After` (seconds) until the window ends,
- * in the API's error shape. The guard itself is `ThrottlerGuard`, registered as a global guard
+ * `REDIS_URL` is set (under `<QUEUE_PREFIX>:ratelimit:`), else in this process's memory
+ * ({@link FixedWindowMemoryStorage}, the same rules). A bucket over its limit is refused with 429
+ * and `Retry-After` (seconds) for one minute from its first refused request, in the API's error
+ * shape. The guard itself is `ThrottlerGuard`, registered as a global guard
  * after the auth guard in AppModule.
  */
 export const RateLimitModule = ThrottlerModule.forRootAsync({
@@ -101,7 +134,7 @@ export const RateLimitModule = ThrottlerModule.forRootAsync({
         limit: (context: ExecutionContext) => bucketOf(context, config).limit,
       },
     ],
-    storage: config.REDIS_URL ? new FailOpenRedisStorage(config) : new ThrottlerStorageService(),
+    storage: config.REDIS_URL ? new FailOpenRedisStorage(config) : new FixedWindowMemoryStorage(),
     skipIf: (context: ExecutionContext) => {
       if (context.getType() !== 'http') return true;
       const req = context.switchToHttp().getRequest<Request>();
