@@ -57,6 +57,14 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     expect(factSignals("J'étais à l'hôpital hier")).toMatchObject({ first_person: 1, domain: 1, time: 1 });
   });
 
+  it("another language's word spelt like an English one does not make English chatter a fact", () => {
+    // kind (German child), chat (French cat), soy (Spanish I am), plane (German I plan), mag (German I like).
+    for (const text of ["I'm kind of tired", "Let's chat later, I'm busy", 'Soy sauce is great', 'I read that mag', 'I took a plane, it was late']) {
+      expect({ text, life_fact: factSignals(text).life_fact }).toEqual({ text, life_fact: 0 });
+    }
+    for (const text of ['Soy profesora', 'Ich mag Kaffee', 'Ich plane eine Reise nach Japan']) expect({ text, life_fact: factSignals(text).life_fact }).toEqual({ text, life_fact: 1 });
+  });
+
   it('an answer to someone else\'s question is one: the context signal', () => {
     expect(factSignals('Yes, twice a week', { speaker: 'a', previous: { speaker: 'b', text: 'Do you still swim?' } }).answers_question).toBe(1);
     expect(factSignals('Yes, twice a week', { speaker: 'a', previous: { speaker: 'a', text: 'Do you still swim?' } }).answers_question).toBe(0);

@@ -204,7 +204,7 @@ const SELF_STATEMENT_INTL = new RegExp(
     // German, French, Spanish.
     wholeWords("ich (?:bin|war|habe|hab|hatte|arbeite|wohne|lebe|studiere|lerne|heiße|mag|liebe|hasse|esse|trinke|rauche|spiele|fahre|unterrichte|ziehe|gehe|werde|plane)|wir (?:sind|haben|wohnen|leben|arbeiten|ziehen|heiraten|bekommen)|(?:mein|meine) \\p{L}+ (?:ist|sind|heißt|wohnt|lebt|arbeitet|hat)").source,
     wholeWords("je (?:suis|travaille|vis|m'appelle|aime|adore|déteste|préfère|mange|bois|fume|joue|enseigne|vais|viens|pars|étudie|ne)|j'(?:habite|ai|aime|adore|étudie|enseigne|utilise)|(?:mon|ma|mes) \\p{L}+ (?:est|sont|s'appelle|habite|travaille|a)|nous (?:sommes|avons|habitons|allons)").source,
-    wholeWords('(?:yo )?(?:trabajo en|trabajo como|vivo|estudio|soy|tengo|me llamo|me gusta|me gustan|me encanta|me encantan|odio|prefiero|estoy|enseño|juego|voy a|pienso|fumo|no como|no bebo)|(?:mi|mis) \\p{L}+ (?:es|son|se llama|vive|trabaja|tiene)|vamos a').source,
+    wholeWords('(?:yo )?(?:trabajo en|trabajo como|vivo|estudio|soy (?!sauce|milk|beans?|latte|protein|products?)\\p{L}+|tengo|me llamo|me gusta|me gustan|me encanta|me encantan|odio|prefiero|estoy|enseño|juego|voy a|pienso|fumo|no como|no bebo)|(?:mi|mis) \\p{L}+ (?:es|son|se llama|vive|trabaja|tiene)|vamos a').source,
   ].join('|'),
   'iu',
 );
@@ -212,15 +212,15 @@ const DOMAIN_INTL = new RegExp(
   '工作|公司|上班|工程师|老师|医生|护士|学生|住|搬|老婆|老公|妻子|丈夫|儿子|女儿|孩子|父母|妈妈|爸爸|哥哥|姐姐|弟弟|妹妹|男朋友|女朋友|医院|过敏|病|药|学校|大学|学习|结婚|离婚|怀孕|猫|狗|宠物|生日|电话|名字|素食|' +
     '働|会社|仕事|勤め|引っ越|妻|夫|息子|娘|子供|両親|病院|アレルギー|病気|薬|学校|大学|勉強|結婚|妊娠|犬|ペット|誕生日|名前|エンジニア|先生|看護師|' +
     wholeWords(
-      'arbeite|arbeit|arbeitet|firma|beruf|job|ingenieur|ingenieurin|lehrer|lehrerin|arzt|ärztin|wohne|wohnung|haus|umgezogen|frau|mann|sohn|tochter|kinder|kind|eltern|mutter|vater|schwester|bruder|freundin|freund|krankenhaus|allergisch|allergie|krank|medikament|schule|universität|uni|studiere|studium|verheiratet|hochzeit|schwanger|hund|katze|geburtstag|vegetarier|vegetarierin|' +
-        'travail|travaille|entreprise|boulot|métier|ingénieur|professeur|médecin|infirmière|infirmier|habite|maison|appartement|déménagé|femme|mari|fils|fille|enfants|parents|mère|père|sœur|frère|hôpital|allergique|malade|médicament|école|université|étudie|marié|mariée|mariage|enceinte|chien|chat|anniversaire|végétarien|végétarienne|' +
+      'arbeite|arbeit|arbeitet|firma|beruf|job|ingenieur|ingenieurin|lehrer|lehrerin|arzt|ärztin|wohne|wohnung|haus|umgezogen|frau|mann|sohn|tochter|eltern|mutter|vater|schwester|bruder|freundin|freund|krankenhaus|allergisch|allergie|krank|medikament|schule|universität|uni|studiere|studium|verheiratet|hochzeit|schwanger|hund|katze|geburtstag|vegetarier|vegetarierin|' +
+        'travail|travaille|entreprise|boulot|métier|ingénieur|professeur|médecin|infirmière|infirmier|habite|maison|appartement|déménagé|femme|mari|fils|fille|enfants|parents|mère|père|sœur|frère|hôpital|allergique|malade|médicament|école|université|étudie|marié|mariée|mariage|enceinte|chien|anniversaire|végétarien|végétarienne|' +
         'trabajo|trabaja|empresa|ingeniero|ingeniera|profesor|profesora|médico|médica|enfermera|enfermero|vivo|casa|piso|mudé|esposa|esposo|marido|mujer|hijo|hija|hijos|padres|madre|padre|hermana|hermano|novia|novio|hospital|alérgico|alérgica|enfermo|enferma|medicamento|escuela|universidad|estudio|casado|casada|boda|embarazada|perro|gato|cumpleaños|vegetariano|vegetariana',
     ).source,
   'iu',
 );
-const PREFERENCE_INTL = new RegExp(`喜欢|爱|讨厌|最爱|好き|嫌い|苦手|${wholeWords("mag|liebe|hasse|lieblings\\p{L}*|bevorzuge|aime|adore|déteste|préfère|préféré|préférée|gusta|gustan|encanta|encantan|odio|prefiero|favorito|favorita").source}`, 'iu');
-const IDENTITY_INTL = new RegExp(`我是|我叫|我的名字|我不(?:吃|喝|抽)|食べません|飲みません|名前は|と申します|(?:私|僕|俺)は.{1,12}です|${wholeWords("ich bin|ich heiße|mein name|ich (?:esse|trinke|rauche) (?:kein|nicht)|je suis|je m'appelle|je ne (?:mange|bois|fume)|soy|me llamo|mi nombre|no (?:como|bebo|fumo)").source}`, 'iu');
-const LIFE_PLAN_INTL = new RegExp(`打算|计划|准备|予定|つもり|${wholeWords('plane|vais|compte|planeo|voy a').source}`, 'iu');
+const PREFERENCE_INTL = new RegExp(`喜欢|爱|讨厌|最爱|好き|嫌い|苦手|${wholeWords("ich mag|wir mögen|liebe|hasse|lieblings\\p{L}*|bevorzuge|aime|adore|déteste|préfère|préféré|préférée|gusta|gustan|encanta|encantan|odio|prefiero|favorito|favorita").source}`, 'iu');
+const IDENTITY_INTL = new RegExp(`我是|我叫|我的名字|我不(?:吃|喝|抽)|食べません|飲みません|名前は|と申します|(?:私|僕|俺)は.{1,12}です|${wholeWords("ich bin|ich heiße|mein name|ich (?:esse|trinke|rauche) (?:kein|nicht)|je suis|je m'appelle|je ne (?:mange|bois|fume)|soy (?!sauce|milk|beans?|latte|protein|products?)\\p{L}+|me llamo|mi nombre|no (?:como|bebo|fumo)").source}`, 'iu');
+const LIFE_PLAN_INTL = new RegExp(`打算|计划|准备|予定|つもり|${wholeWords('ich plane|vais|compte|planeo|voy a').source}`, 'iu');
 const TIME_INTL = new RegExp(
   `昨天|今天|明天|去年|明年|上周|下周|上个月|下个月|星期|周末|昨日|今日|明日|来年|先週|来週|週末|\\d+[年月日]|${wholeWords("gestern|heute|morgen|letzte woche|nächste woche|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|hier|aujourd'hui|demain|semaine|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|ayer|hoy|mañana|semana|lunes|martes|miércoles|jueves|viernes|sábado|domingo").source}`,
   'iu',
