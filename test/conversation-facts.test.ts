@@ -86,6 +86,23 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
     }
   });
 
+  // A newcomer's: the second statement was counted as a reinforcement of the first and lost.
+  it('a fact said again negated, or with another value, is a new memory, not a reinforcement of the old one', async () => {
+    const f = await createTenant(t, 'negation');
+    for (const [before, after] of [
+      ['I am not allergic to penicillin', 'I am allergic to penicillin'],
+      ['My blood type is A positive', 'My blood type is B positive'],
+    ]) {
+      await post(f, 'first', before as string, { importance: 0.9 });
+      await t.http().post('/v1/conversations/first/consolidate').set(asAgent(f)).expect(200);
+      const answer = await post(f, 'second', after as string, { importance: 0.9 });
+      expect({ after, reinforced: answer.reinforced, attended: answer.attended }).toEqual({ after, reinforced: [], attended: 1 });
+      await t.http().post('/v1/conversations/second/consolidate').set(asAgent(f)).expect(200);
+      const kept = (await memories(f)).map((m) => m.content);
+      expect(kept).toEqual(expect.arrayContaining([`user: ${before}`, `user: ${after}`]));
+    }
+  });
+
   it('leaves out chatter', async () => {
     const f = await createTenant(t, 'chatter');
     for (const content of ['Wow, that is amazing!', 'Thanks so much!', 'haha ok', 'Sounds good, see you!']) {

@@ -57,6 +57,14 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     expect(factSignals("J'étais à l'hôpital hier")).toMatchObject({ first_person: 1, domain: 1, time: 1 });
   });
 
+  // A newcomer's: stored at importance 1.0 as facts.
+  it.each(['I have no idea', 'I have a question', 'I have to go now, bye!', 'OMG I love you so much!!!', 'Ich bin mir nicht sicher', 'Ich bin gleich zurück', "Je suis d'accord", 'Je suis là'])(
+    'a pleasantry in the first person stays under the trigger: %s',
+    (text) => {
+      expect(score(text)).toBeLessThan(trigger);
+    },
+  );
+
   it("another language's word spelt like an English one does not make English chatter a fact", () => {
     // kind (German child), chat (French cat), soy (Spanish I am), plane (German I plan), mag (German I like).
     for (const text of ["I'm kind of tired", "Let's chat later, I'm busy", 'Soy sauce is great', 'I read that mag', 'I took a plane, it was late']) {
@@ -91,6 +99,26 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     expect(same('ana: I moved here with my husband, two kids and our old dog last summer from Boston', 'ana: fyi I moved here with my husband, two kids and our old dog last summer from boston')).toBe(true);
     expect(same('ana: I moved here with my husband, two kids and our old dog last summer from Boston', 'ana: I moved here with my husband, two kids and our old dog last summer from Denver')).toBe(false);
     expect(same('ana: the garage code is 4711 and the gate opens at seven every morning', 'ana: the garage code is 4712 and the gate opens at seven every morning')).toBe(false);
+  });
+
+  // A newcomer's: the new statement was merged into the old one (reinforced) and lost.
+  it.each([
+    ['I am not allergic to penicillin', 'I am allergic to penicillin'],
+    ['I do not have diabetes', 'I have diabetes'],
+    ['My blood type is A positive', 'My blood type is B positive'],
+    ['My daughter Emma is allergic to peanuts and eggs', 'My daughter Emma is allergic to peanuts but not eggs'],
+    ['Ich arbeite seit fünf Jahren als Softwareentwickler in Berlin', 'Ich arbeite seit acht Jahren als Softwareentwickler in Berlin'],
+    ['私はペニシリンにアレルギーがあります', '私はペニシリンにアレルギーがありません'],
+    ['私は東京の渋谷にある会社で五年間働いています', '私は東京の渋谷にある会社で八年間働いています'],
+  ])('a negation or a changed value is another statement: %s / %s', (a, b) => {
+    expect(sameStatement(`user: ${a}`, `user: ${b}`, DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(false);
+    // Each is still the same as itself, said again.
+    expect(sameStatement(`user: ${a}`, `user: ${a}.`, DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(true);
+    expect(sameStatement(`user: ${b}`, `user: ${b}!`, DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(true);
+  });
+
+  it("a negation said another way is the same statement: don't / do not", () => {
+    expect(sameStatement('user: I do not have a car', "user: I don't have a car", DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(true);
   });
 
   it("an assistant's words are not a user's facts, a first-person reaction is chatter, decomposed Hangul reads as composed", () => {

@@ -9,13 +9,27 @@ const STOP_WORDS = new Set(
 );
 
 /**
+ * English contractions as their words: "don't" as "do not" (else "don" was a content word, and "I
+ * don't have a car" was another statement than "I do not have a car"); "'m", "'re", "'ve", "'ll",
+ * "'d", "'s" left out (their words are stop words).
+ */
+function expandContractions(lower: string): string {
+  return lower
+    .replace(/[’ʼ]/g, "'")
+    .replace(/\bcan't\b/g, 'can not')
+    .replace(/\bwon't\b/g, 'will not')
+    .replace(/n't\b/g, ' not')
+    .replace(/'(?:m|re|ve|ll|d|s)\b/g, '');
+}
+
+/**
  * Content words of a text: lower-cased letters and digits, stop words dropped; Chinese and
  * Japanese, written without spaces, as the pairs of characters of each run ({@link cjkBigrams},
  * as search reads them): a whole sentence was one word, so "我住在北京" had too few words for
  * attention and a reworded one shared nothing with it.
  */
 export function contentWords(text: string): Set<string> {
-  const words = cjkBigrams(text.toLowerCase()).match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words = cjkBigrams(expandContractions(text.toLowerCase())).match(/[\p{L}\p{N}]+/gu) ?? [];
   return new Set(words.filter((w) => !STOP_WORDS.has(w) && (w.length > 1 || /[\p{N}\p{Script=Han}]/u.test(w))));
 }
 
@@ -29,24 +43,55 @@ export function wordSimilarity(a: string | Set<string>, b: string | Set<string>)
   return shared / (x.size + y.size - shared);
 }
 
-/** The words of a text that carry a value: written with a capital or made of digits (names, places, numbers, dates), stop words left out. */
+/** Numbers written as words (English, German, French, Spanish): "five years" and "eight years" are different values. */
+const NUMBER_WORDS = new Set(
+  ('one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million ' +
+    'eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zwanzig dreißig hundert tausend ' +
+    'deux trois quatre cinq sept huit neuf dix onze douze vingt trente cent mille ' +
+    'dos tres cuatro cinco seis siete ocho nueve diez once doce veinte treinta cien mil').split(' '),
+);
+
+/**
+ * The words of a text that carry a value: written with a capital or made of digits (names,
+ * places, numbers, dates), a capital letter alone ("blood type B", "plan B"; not the article
+ * or the pronoun), numbers written as words; stop words left out.
+ */
 export function valueWords(text: string): Set<string> {
-  const found = text.match(/[\p{Lu}\p{N}][\p{L}\p{N}]*/gu) ?? [];
-  return new Set(found.map((w) => w.toLowerCase()).filter((w) => !STOP_WORDS.has(w) && (w.length > 1 || /\p{N}/u.test(w))));
+  const capitalised = (text.match(/[\p{Lu}\p{N}][\p{L}\p{N}]*/gu) ?? []).map((w) => w.toLowerCase()).filter((w) => !STOP_WORDS.has(w) && (w.length > 1 || /\p{N}/u.test(w)));
+  const letters = (text.match(/(?<![\p{L}\p{N}])\p{Lu}(?![\p{L}\p{N}'’])/gu) ?? []).filter((l) => l !== 'A' && l !== 'I').map((l) => l.toLowerCase());
+  const numbers = (text.toLowerCase().match(/[\p{L}]+/gu) ?? []).filter((w) => NUMBER_WORDS.has(w));
+  return new Set([...capitalised, ...letters, ...numbers]);
 }
 
 /**
+ * A negation, in any of the languages the rule path reads (English, German, French, Spanish as
+ * words; Chinese, Japanese and Korean as the particles and endings that negate).
+ */
+const NEGATION =
+  /(?<![\p{L}])(?:not|no|never|nothing|none|nobody|neither|nor|without|nicht|kein|keine|keinen|keinem|keiner|nie|niemals|ne|pas|jamais|aucun|aucune|nunca|ningún|ninguna|sin)(?![\p{L}])|n't(?![\p{L}])|(?<![\p{L}])n'|不|没|沒|無|无|ない|ません|なかった|않|안 |못|없/iu;
+/** Chinese and Japanese numerals: 五年 and 八年 are different values. */
+const CJK_NUMERALS = /[〇一二三四五六七八九十百千万億两兩零]/gu;
+
+/**
  * True when two texts state the same thing (near-duplicate integration and rehearsal;
- * docs/design.md §4.3): their content words are at least `threshold` similar, and no value of
- * one (a name, a number: {@link valueWords}) is missing from the other's words. "I moved to
- * Boston" and "I moved to Denver" are two facts however long the sentence around them: merging
- * them would lose the new value (ours; measured by bench/near-duplicates.ts).
+ * docs/design.md §4.3): their content words are at least `threshold` similar, no value of one (a
+ * name, a number, a letter: {@link valueWords}; a Chinese or Japanese numeral) is missing from
+ * the other, and both or neither are negated. "I moved to Boston" and "I moved to Denver" are two
+ * facts however long the sentence around them, and so are "I am not allergic to penicillin" and
+ * "I am allergic to penicillin" ("not" is a stop word of the similarity): merging them would lose
+ * the new statement (ours; measured by bench/near-duplicates.ts; the negation, the letters and
+ * the numbers written as words after a newcomer's report).
  */
 export function sameStatement(a: string, b: string, threshold: number): boolean {
   const x = contentWords(a);
   const y = contentWords(b);
   if (wordSimilarity(x, y) < threshold) return false;
-  for (const w of valueWords(a)) if (!y.has(w)) return false;
-  for (const w of valueWords(b)) if (!x.has(w)) return false;
-  return true;
+  if (NEGATION.test(a) !== NEGATION.test(b)) return false;
+  const xv = valueWords(a);
+  const yv = valueWords(b);
+  for (const w of xv) if (!y.has(w) && !yv.has(w)) return false;
+  for (const w of yv) if (!x.has(w) && !xv.has(w)) return false;
+  const numerals = (t: string) => new Set(t.match(CJK_NUMERALS) ?? []);
+  const [xn, yn] = [numerals(a), numerals(b)];
+  return xn.size === yn.size && [...xn].every((c) => yn.has(c));
 }
