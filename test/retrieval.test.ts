@@ -136,6 +136,8 @@ describe('retrieval', () => {
       expect({ mode, hits: byText(await find({ q: '京', mode })) }).toEqual({ mode, hits: [beijing, tokyo].sort() });
     }
     expect(await find({ q: '朋友北', mode: 'all' })).toEqual([]);
+    // A query that holds the character among others finds it too, in any mode (a newcomer's: 我的猫 found no cat).
+    expect(byText(await find({ q: '我的猫', mode: 'any' }))).toContain(cat);
     // An exclusion takes the whole run.
     for (const q of ['住在 -北京', '住在　-北京', '住在、-北京', '住在,-北京', '住在 －北京', '住在 −北京', '住在 -「北京」', '住在 -“北京”']) {
       expect({ q, hits: (await find({ q, mode: 'all' })).map((h) => h.id) }).toEqual({ q, hits: [shanghai] });
@@ -157,6 +159,9 @@ describe('retrieval', () => {
     }
     // An exclusion folds too.
     expect(await find('lunch -cafe', 'all')).toEqual([]);
+    // Full-width Latin, as an input method types it, reads as ASCII.
+    const python = await write('language', 'I write Python code at work');
+    for (const mode of ['any', 'all']) expect(await find('Ｐｙｔｈｏｎ', mode)).toEqual([python]);
   });
 
   it('?explain=true gives each hit its parts, and they multiply to its score', async () => {

@@ -4,8 +4,9 @@
 -- have lunch at Café Müller" (a peer's bug report tried on Engram), nor did Buro, Strasse, futbol
 -- or "Ha Noi" find Büro, Straße, fútbol or "Hà Nội"; people and keyboards drop accents all the
 -- time. The search document and every query (its lexemes, web-search syntax) are now folded: the
--- combining diacritical marks (U+0300-U+036F) are taken off after canonical decomposition, the
--- rest composed again (Hangul syllables and kana with their voicing marks come back whole), and
+-- combining diacritical marks (U+0300-U+036F) are taken off after compatibility decomposition
+-- (which also reads full-width "Ｐｙｔｈｏｎ" and half-width kana as the usual letters), the rest
+-- composed again (Hangul syllables and kana with their voicing marks come back whole), and
 -- the letters with no decomposition written as people type them without (ß ss, æ ae, œ oe, ø o,
 -- ł l, đ d). The content, tags and key are stored as written; only what search reads changes.
 -- `unaccent` (contrib) would do the same but is an extension to install on every node and in
@@ -16,7 +17,7 @@ create function engram_fold_accents(p_text text) returns text
   as $$
     select case when p_text is null or p_text !~ '[^\u0001-\u007f]' then p_text
     else replace(replace(replace(replace(replace(replace(translate(
-           normalize(regexp_replace(normalize(p_text, NFD), '[\u0300-\u036f]', '', 'g'), NFC),
+           normalize(regexp_replace(normalize(p_text, NFKD), '[\u0300-\u036f]', '', 'g'), NFC),
            'øØłŁđĐ', 'oOlLdD'),
            'ß', 'ss'), 'ẞ', 'SS'), 'æ', 'ae'), 'Æ', 'AE'), 'œ', 'oe'), 'Œ', 'OE')
     end

@@ -11,7 +11,7 @@ select
         tsvector_to_array(
           to_tsvector(
             'english',
-            engram_cjk_bigrams (engram_fold_accents (coalesce($1::text, '')))
+            engram_cjk_document (engram_fold_accents (coalesce($1::text, '')))
           )
         )
       ) as l
@@ -30,7 +30,7 @@ select
         tsvector_to_array(
           to_tsvector(
             'english',
-            engram_cjk_bigrams (engram_fold_accents (coalesce($1::text, '')))
+            engram_cjk_document (engram_fold_accents (coalesce($1::text, '')))
           )
         )
       ) as l

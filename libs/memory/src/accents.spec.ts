@@ -6,6 +6,11 @@ describe('foldAccents (the twin of engram_fold_accents)', () => {
     expect(foldAccents('Café Müller, Straße, Hà Nội, Øresund, Łódź, Æsir, œuvre, живёт')).toBe('Cafe Muller, Strasse, Ha Noi, Oresund, Lodz, AEsir, oeuvre, живет');
   });
 
+  it('reads full-width Latin and half-width kana as the usual letters', () => {
+    expect(foldAccents('Ｐｙｔｈｏｎ ３')).toBe('Python 3');
+    expect(foldAccents('ｶﾞｯｺｳ')).toBe('ガッコウ');
+  });
+
   it('leaves Hangul, kana with their voicing marks, Han and ASCII as they are', () => {
     for (const text of ['서울에 살아요', 'がっこう ぱん', '北京', 'plain ascii 123']) expect(foldAccents(text)).toBe(text);
     // Decomposed Hangul comes back composed.
