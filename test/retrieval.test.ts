@@ -259,6 +259,13 @@ describe('retrieval', () => {
       expect(res.text).toMatch(/\[001\] identity \(CRITICAL\) \[verified\]\n[^[]*\n\n\[002\] preference \(NORMAL\) \[unverified\]\n {2}coffee\n {2}Prefers oat milk in coffee\n/);
     });
 
+    it('with a question nothing answers, gives the recall without one rather than a header alone', async () => {
+      const res = await recall({ q: 'zyxwvut qwerty', max_tokens: 200 }).expect(200);
+      expect(Number(res.headers['x-recall-entries'])).toBeGreaterThan(3);
+      expect(res.text).toMatch(/\[001\] identity \(CRITICAL\) \[verified\]\n {2}user_name\n[^[]*\n\n\[002\] /);
+      expect(res.text).toBe((await recall({ max_tokens: 200 }).expect(200)).text);
+    });
+
     it('refuses a budget the header alone does not fit in, naming the field', async () => {
       const mind = await t.http().post('/v1/minds').set('Authorization', `Bearer ${g.token}`).send({ name: 'A mind with a rather long name that costs many tokens '.repeat(2).trim() }).expect(201);
       const res = await t.http().get('/v1/memory/recall').query({ max_tokens: 20 }).set(asUser(g, mind.body.id)).expect(400);

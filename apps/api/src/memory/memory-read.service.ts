@@ -227,7 +227,11 @@ export class MemoryReadService {
           const critical = await this.memories.recall(tx, scope.mindId, now, RECALL_CANDIDATES, { priority: 'critical' });
           const relevant = await this.hybrid.search(tx, scope.mindId, { q: query.q, mode: 'any', vector, filter: { activeAt: now }, limit: wanted }, config, { access: false });
           const seen = new Set(critical.map((m) => m.id));
-          ordered = [...critical, ...relevant.map((h) => h.row).filter((m) => m.forgotten_at === null && !seen.has(m.id))];
+          const answers = relevant.map((h) => h.row).filter((m) => m.forgotten_at === null && !seen.has(m.id));
+          // Nothing answers the question: the recall order follows the critical ones, rather than a
+          // header alone that gives the model no context at all (a newcomer's report).
+          const rest = answers.length > 0 ? answers : (await this.memories.recall(tx, scope.mindId, now, wanted)).filter((m) => !seen.has(m.id));
+          ordered = [...critical, ...rest];
         } else {
           ordered = await this.memories.recall(tx, scope.mindId, now, wanted);
         }
