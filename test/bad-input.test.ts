@@ -36,6 +36,8 @@ describe('bad input', () => {
     ['a tag of a combining accent only', 'tags[0]', { tags: ['\u0301'] }],
     ['a tag of an astral tag character only', 'tags[0]', { tags: ['\u{E0020}'] }],
     ['content of combining accents only', 'content', { content: '\u0301\u0308' }],
+    ['a temporal context of a zero-width space only', 'temporal_context', { temporal_context: '\u200b' }],
+    ['a source ref of a zero-width space only', 'source_refs[0]', { source_refs: ['\u200b'] }],
     ['confidence above 1', 'confidence', { confidence: 1.5 }],
     ['confidence below 0', 'confidence', { confidence: -0.1 }],
     ['confidence as text', 'confidence', { confidence: 'high' }],
@@ -83,6 +85,19 @@ describe('bad input', () => {
   ])('GET %s: 400 naming %s', async (path, field, query) => {
     const res = await t.http().get(path).query(query).set(asAgent(f)).expect(400);
     expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+  });
+
+  // A newcomer's: a zero-width space alone was accepted as a name, an id, a speaker or a query.
+  // Before the test that starts a second app: passport's strategies are process-wide, and once that
+  // app closes, a token is checked by its strategy over its destroyed database (503).
+  it('names, ids, speakers and queries of invisible characters only: 400 naming the field', async () => {
+    const owner = { Authorization: `Bearer ${f.token}` };
+    const field = (res: { body: { errors?: { field: string }[] } }) => res.body.errors?.[0]?.field;
+    expect(field(await t.http().post('/v1/minds').set(owner).send({ name: '\u200b' }).expect(400))).toBe('name');
+    expect(field(await t.http().post('/v1/minds').set(owner).send({ name: 'ok', external_id: '\u200b\u200b' }).expect(400))).toBe('external_id');
+    expect(field(await t.http().get('/v1/memory/search').query({ q: '\u200b' }).set(asAgent(f)).expect(400))).toBe('q');
+    expect(field(await t.http().get('/v1/memory/recall').query({ q: '\u0301' }).set(asAgent(f)).expect(400))).toBe('q');
+    expect(field(await t.http().post('/v1/conversations/c/messages').set(asAgent(f)).send({ messages: [{ content: 'hello there friend', speaker: '\u200b' }] }).expect(400))).toBe('messages[0].speaker');
   });
 
   it('a body that is not JSON: 400 naming body; another content type: 415; too large: 413', async () => {

@@ -7,4 +7,11 @@ describe('loggedUrl', () => {
     expect(loggedUrl('/v1/auth/me')).toBe('/v1/auth/me');
     expect(loggedUrl('/v1/memory?')).toBe('/v1/memory');
   });
+
+  it('leaves out a value sent as a name, and the external id in a path', () => {
+    expect(loggedUrl('/v1/memory/search?%E5%8C%97%E4%BA%AC')).toBe('/v1/memory/search?…=…');
+    expect(loggedUrl('/v1/memory/search?my%20diagnosis&limit=3')).toBe('/v1/memory/search?…=…&limit=…');
+    expect(loggedUrl('/v1/minds/by-external-id/jane.doe%40example.com')).toBe('/v1/minds/by-external-id/…');
+    expect(loggedUrl('/v1/minds/by-external-id/jane/memories?q=x')).toBe('/v1/minds/by-external-id/…/memories?q=…');
+  });
 });

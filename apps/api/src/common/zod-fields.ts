@@ -48,12 +48,14 @@ export const hasVisibleText = (s: string): boolean => VISIBLE.test(s);
 /** Length in characters as people count them (code points, not UTF-16 units). */
 export const charLength = (s: string): number => [...s].length;
 
-/** A one-line name: trimmed, 1..max characters, no control characters or line breaks ({@link NOT_ONE_LINE}). */
+/** A one-line name: trimmed, 1..max characters, something visible ({@link hasVisibleText}), no control characters or line breaks ({@link NOT_ONE_LINE}). */
 export function oneLine(max: number) {
   return z
     .string({ message: 'must be a string' })
     .trim()
     .min(1, { message: 'must not be empty' })
+    // A zero-width space alone was a mind's, a key's or a speaker's name shown as nothing (a newcomer's).
+    .refine(hasVisibleText, { message: 'must not be empty' })
     .refine((s) => charLength(s) <= max, { message: `must be at most ${max} characters` })
     .refine((s) => !NOT_ONE_LINE.test(s), { message: 'must be one line without control characters' });
 }
@@ -111,6 +113,7 @@ export function textParam(max: number, required = false) {
       .string({ message: required ? 'is required' : 'must be text' })
       .trim()
       .min(1, { message: 'must not be empty' })
+      .refine(hasVisibleText, { message: 'must not be empty' })
       .refine((s) => charLength(s) <= max, { message: `must be at most ${max} characters` }),
   );
 }

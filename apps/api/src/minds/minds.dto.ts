@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { NOT_ONE_LINE, charLength, limitParam, once, oneLine, textParam } from '../common/zod-fields';
+import { NOT_ONE_LINE, charLength, hasVisibleText, limitParam, once, oneLine, textParam } from '../common/zod-fields';
 
 const isoDate = z.iso.datetime({ offset: true });
 
@@ -18,6 +18,7 @@ export const externalId = z
   .refine((s) => charLength(s) <= 200, { message: 'must be at most 200 characters' })
   .refine((s) => !NOT_ONE_LINE.test(s), { message: 'must be one line without control characters' })
   .refine((s) => s.trim() === s, { message: 'must not start or end with white space' })
+  .refine(hasVisibleText, { message: 'must not be invisible characters only' })
   .refine((s) => s !== '.' && s !== '..', { message: 'must not be . or .. (a URL cannot carry them)' });
 
 export const CreateMindSchema = z
