@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { PLAIN_FACTS, factScore, factSignals, type FactSignals } from './facts';
+import { factScore, factSignals, type FactSignals } from './facts';
+import { PLAIN_FACTS } from './plain-facts';
 import { scoreByRules, scoreByRulesAndFacts } from './importance';
 import { DEFAULT_LIFECYCLE } from './lifecycle-config';
 import { sameStatement } from './similarity';

@@ -17,4 +17,5 @@ export * from './generalise';
 export * from './stm-step';
 export * from './episode-memory';
 export * from './facts';
+export * from './plain-facts';
 export * from './facts-llm';

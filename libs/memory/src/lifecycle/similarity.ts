@@ -43,12 +43,15 @@ export function wordSimilarity(a: string | Set<string>, b: string | Set<string>)
   return shared / (x.size + y.size - shared);
 }
 
-/** Numbers written as words (English, German, French, Spanish): "five years" and "eight years" are different values. */
+/**
+ * Numbers written as words (English, German, French, Spanish): "five years" and "eight years" are
+ * different values. Left out: those spelt like a common English word (once, cent, elf).
+ */
 const NUMBER_WORDS = new Set(
   ('one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million ' +
-    'eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zwanzig dreißig hundert tausend ' +
-    'deux trois quatre cinq sept huit neuf dix onze douze vingt trente cent mille ' +
-    'dos tres cuatro cinco seis siete ocho nueve diez once doce veinte treinta cien mil').split(' '),
+    'eins zwei drei vier fünf sechs sieben acht neun zehn zwölf zwanzig dreißig hundert tausend ' +
+    'deux trois quatre cinq sept huit neuf dix onze douze vingt trente mille ' +
+    'dos tres cuatro cinco seis siete ocho nueve diez doce veinte treinta cien mil').split(' '),
 );
 
 /**
