@@ -3,7 +3,7 @@
  * turns: BM25 (wink-bm25-text-search) and exact vector search with the same local embedder.
  *
  *   npm run bench:locomo -- --file ../shared/bench-data/locomo-dev.json [--url http://localhost:3000] [--json out.json]
- *     [--email a@b.c] [--settings '{"retrieval":{"match_share":0.5}}']
+ *     [--email a@b.c] [--settings '{"retrieval":{"match_share":0.5}}'] [--bare]
  *
  * For each conversation: a fresh mind; every turn stored as the importer stores it; every QA
  * question run as a search (top 10, sequential, so latency is per request). Reported per category
@@ -35,6 +35,9 @@ const { values: args } = parseArgs({
     // Lifecycle overrides for the bench's tenant (PATCH /v1/tenant/settings/lifecycle), as JSON:
     // to compare settings on one server, each run with its own --email.
     settings: { type: 'string' },
+    // Every turn as a plain keyed write (category, key and content: no tags, no dates, no place in
+    // a conversation), as bench:peers writes them and as an API user without a conversation does.
+    bare: { type: 'boolean', default: false },
     // The association graph (issue 19): wait until the association job has linked each
     // conversation's memories before its questions (the server must run the job, e.g.
     // ASSOCIATIONS_INTERVAL_MS=1000).
@@ -131,7 +134,10 @@ async function loadConversation(auth: Headers, c: LocomoConversation): Promise<H
   const mind = await api<{ id: string }>('POST', '/v1/minds', auth, { name: `bench ${c.sampleId} ${Date.now()}` });
   if (mind.status !== 201) fail(`creating a mind answered ${mind.status}`);
   const headers = { ...auth, 'X-Mind-Id': mind.body.id };
-  const items = c.turns.map((_t, i) => turnMemory(c, i));
+  const items = c.turns.map((_t, i) => {
+    const m = turnMemory(c, i);
+    return args.bare ? { category: m.category, key: m.key, content: m.content, source_refs: m.source_refs } : m;
+  });
   for (let i = 0; i < items.length; i += 500) {
     const res = await api('POST', '/v1/memory/batch', headers, { items: items.slice(i, i + 500) });
     if (res.status !== 200) fail(`batch answered ${res.status}: ${JSON.stringify(res.body)}`);
