@@ -111,6 +111,16 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     ['Ich arbeite seit fünf Jahren als Softwareentwickler in Berlin', 'Ich arbeite seit acht Jahren als Softwareentwickler in Berlin'],
     ['私はペニシリンにアレルギーがあります', '私はペニシリンにアレルギーがありません'],
     ['私は東京の渋谷にある会社で五年間働いています', '私は東京の渋谷にある会社で八年間働いています'],
+    // A second newcomer's: two words swapped, another tense, a question, a small word turned.
+    ["I'm allergic to penicillin, not amoxicillin", "I'm allergic to amoxicillin, not penicillin"],
+    ['I prefer tea over coffee', 'I prefer coffee over tea'],
+    ['I moved from Lisbon to Porto', 'I moved from Porto to Lisbon'],
+    ['My sister works for my brother', 'My brother works for my sister'],
+    ['My wife is pregnant', 'My wife was pregnant'],
+    ['I have a dog', 'I had a dog'],
+    ['I live in Lisbon', 'I will live in Lisbon'],
+    ['My blood sugar goes up after lunch', 'My blood sugar goes down after lunch'],
+    ['I am allergic to penicillin', 'Am I allergic to penicillin?'],
   ])('a negation or a changed value is another statement: %s / %s', (a, b) => {
     expect(sameStatement(`user: ${a}`, `user: ${b}`, DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(false);
     // Each is still the same as itself, said again.

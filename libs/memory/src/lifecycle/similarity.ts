@@ -33,6 +33,12 @@ export function contentWords(text: string): Set<string> {
   return new Set(words.filter((w) => !STOP_WORDS.has(w) && (w.length > 1 || /[\p{N}\p{Script=Han}]/u.test(w))));
 }
 
+/** A text's content words in the order they come, each once ({@link contentWords}). */
+function contentWordOrder(text: string): string[] {
+  const words = cjkBigrams(expandContractions(text.toLowerCase())).match(/[\p{L}\p{N}]+/gu) ?? [];
+  return [...new Set(words.filter((w) => !STOP_WORDS.has(w) && (w.length > 1 || /[\p{N}\p{Script=Han}]/u.test(w))))];
+}
+
 /** Jaccard similarity of two texts' content words, 0..1 (1 = same words). */
 export function wordSimilarity(a: string | Set<string>, b: string | Set<string>): number {
   const x = typeof a === 'string' ? contentWords(a) : a;
@@ -72,6 +78,38 @@ export function valueWords(text: string): Set<string> {
  */
 const NEGATION =
   /(?<![\p{L}])(?:not|no|never|nothing|none|nobody|neither|nor|without|nicht|kein|keine|keinen|keinem|keiner|nie|niemals|ne|pas|jamais|aucun|aucune|nunca|ningún|ninguna|sin)(?![\p{L}])|n't(?![\p{L}])|(?<![\p{L}])n'|不|没|沒|無|无|ない|ません|なかった|않|안 |못|없/iu;
+/** The tense a statement is in, as far as its auxiliaries tell (is/was/will): "My wife is pregnant" and "... was pregnant" are two facts. */
+function tenseOf(text: string): 'past' | 'future' | 'present' {
+  const lower = expandContractions(text.toLowerCase());
+  if (/(?<![\p{L}])(?:will|shall|going to|gonna)(?![\p{L}])|'ll(?![\p{L}])/u.test(lower)) return 'future';
+  if (/(?<![\p{L}])(?:was|were|had|did|used to)(?![\p{L}])/u.test(lower)) return 'past';
+  return 'present';
+}
+
+/**
+ * The small words that turn a statement around, which similarity leaves out as stop words: who
+ * (I, my, your, he ...; not "you", which fillers say: "just so you know"), which way (up, down, on,
+ * off, in, out, over, under, before, after, more, less, with, without). "My job" and "your job",
+ * "lights on" and "lights off" are two facts.
+ */
+const TURNING_WORDS = new Set('i me my we us our your he him his she her they them their up down on off in out over under before after more less with without'.split(' '));
+function turningWords(text: string): string {
+  return [...new Set((expandContractions(text.toLowerCase()).match(/[\p{L}]+/gu) ?? []).filter((w) => TURNING_WORDS.has(w)))].sort().join(' ');
+}
+
+/**
+ * Whether two texts hold the same content words with two of them swapped and the rest in place:
+ * "tea over coffee" / "coffee over tea", "from Lisbon to Porto" / "from Porto to Lisbon". A
+ * rewording moves a phrase (every position changes), not two words.
+ */
+function swapped(a: string, b: string): boolean {
+  const x = contentWordOrder(a);
+  const y = contentWordOrder(b);
+  if (x.length !== y.length) return false;
+  const differ = x.flatMap((w, i) => (w === y[i] ? [] : [i]));
+  return differ.length === 2 && x[differ[0] as number] === y[differ[1] as number] && x[differ[1] as number] === y[differ[0] as number];
+}
+
 /** Chinese and Japanese numerals: 五年 and 八年 are different values. */
 const CJK_NUMERALS = /[〇一二三四五六七八九十百千万億两兩零]/gu;
 
@@ -81,15 +119,21 @@ const CJK_NUMERALS = /[〇一二三四五六七八九十百千万億两兩零]/g
  * name, a number, a letter: {@link valueWords}; a Chinese or Japanese numeral) is missing from
  * the other, and both or neither are negated. "I moved to Boston" and "I moved to Denver" are two
  * facts however long the sentence around them, and so are "I am not allergic to penicillin" and
- * "I am allergic to penicillin" ("not" is a stop word of the similarity): merging them would lose
- * the new statement (ours; measured by bench/near-duplicates.ts; the negation, the letters and
- * the numbers written as words after a newcomer's report).
+ * "I am allergic to penicillin" ("not" is a stop word of the similarity), a question and the
+ * statement it asks about, two tenses ("is" / "was pregnant"), two different small turning words
+ * ("my" / "your job", "lights on" / "off") and two words swapped ("tea over coffee" / "coffee
+ * over tea"): merging them would lose the new statement (ours; measured by
+ * bench/near-duplicates.ts; all but names and numbers after newcomers' reports).
  */
 export function sameStatement(a: string, b: string, threshold: number): boolean {
   const x = contentWords(a);
   const y = contentWords(b);
   if (wordSimilarity(x, y) < threshold) return false;
   if (NEGATION.test(a) !== NEGATION.test(b)) return false;
+  // A question is not the statement it asks about ("Am I allergic to penicillin?").
+  const asks = (t: string) => /[?？][?？!！\s]*$/.test(t);
+  if (asks(a) !== asks(b)) return false;
+  if (tenseOf(a) !== tenseOf(b) || turningWords(a) !== turningWords(b) || swapped(a, b)) return false;
   const xv = valueWords(a);
   const yv = valueWords(b);
   for (const w of xv) if (!y.has(w) && !yv.has(w)) return false;
