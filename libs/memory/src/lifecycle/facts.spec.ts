@@ -59,12 +59,37 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
   });
 
   // A newcomer's: stored at importance 1.0 as facts.
-  it.each(['I have no idea', 'I have a question', 'I have to go now, bye!', 'OMG I love you so much!!!', 'Ich bin mir nicht sicher', 'Ich bin gleich zurück', "Je suis d'accord", 'Je suis là'])(
+  it.each([
+    'I have no idea',
+    'I have a question',
+    'I have to go now, bye!',
+    'OMG I love you so much!!!',
+    'Ich bin mir nicht sicher',
+    'Ich bin gleich zurück',
+    "Je suis d'accord",
+    'Je suis là',
+    // A second newcomer's.
+    'I have another question',
+    'I have a follow-up question',
+    'I have nothing to add',
+    'I love how you explained it',
+    'Ich liebe es!',
+    "J'adore !",
+    'Me encanta esta respuesta',
+    '我喜欢这个回答',
+    'この答えが好きです',
+    'Je vais bien, merci',
+    'Me voy a dormir, buenas noches',
+  ])(
     'a pleasantry in the first person stays under the trigger: %s',
     (text) => {
       expect(score(text)).toBeLessThan(trigger);
     },
   );
+
+  it.each(["J'adore le jazz", 'Me encanta el café', 'Ich liebe Jazz', '我喜欢喝茶'])('a taste is still a fact when a reaction is not: %s', (text) => {
+    expect(score(text)).toBeGreaterThanOrEqual(trigger);
+  });
 
   it("another language's word spelt like an English one does not make English chatter a fact", () => {
     // kind (German child), chat (French cat), soy (Spanish I am), plane (German I plan), mag (German I like).
