@@ -94,6 +94,8 @@ describe('bad input', () => {
     const owner = { Authorization: `Bearer ${f.token}` };
     const field = (res: { body: { errors?: { field: string }[] } }) => res.body.errors?.[0]?.field;
     expect(field(await t.http().post('/v1/minds').set(owner).send({ name: '\u200b' }).expect(400))).toBe('name');
+    // Said once, though it is both blank once trimmed and invisible.
+    expect((await t.http().post('/v1/minds').set(owner).send({ name: '\ufeff' }).expect(400)).body.message).toBe('name: must not be empty');
     expect(field(await t.http().post('/v1/minds').set(owner).send({ name: 'ok', external_id: '\u200b\u200b' }).expect(400))).toBe('external_id');
     expect(field(await t.http().get('/v1/memory/search').query({ q: '\u200b' }).set(asAgent(f)).expect(400))).toBe('q');
     expect(field(await t.http().get('/v1/memory/recall').query({ q: '\u0301' }).set(asAgent(f)).expect(400))).toBe('q');

@@ -14,9 +14,11 @@ import { API_ERROR_SCHEMA_NAME } from '../apps/api/src/common/api-docs';
 import { ParseIdPipe } from '../apps/api/src/common/ids';
 import { zodDtoClasses } from '../apps/api/src/common/openapi-nullable';
 import { buildOpenApiDocument, rawOpenApiDocument } from '../apps/api/src/create-app';
+import { QUERY_PARAMETERS } from '../apps/api/src/common/logged-url';
 import { CONVERSATION_ID_PATTERN } from '../apps/api/src/conversations/conversations.dto';
 import { externalId } from '../apps/api/src/minds/minds.dto';
 import { CLIENT_DIR } from '../scripts/client-codegen';
+import { endpointsOf } from './support/openapi-endpoints';
 import { startTestApp, type TestApp } from './support/test-app';
 
 /**
@@ -341,6 +343,12 @@ describe('OpenAPI document', () => {
       expect(wrong).toEqual([]);
       expect(checked).toBeGreaterThan(5);
     });
+  });
+
+  // The log lines name a query parameter only if it is one of the API's (logged-url.ts).
+  it('the logs know every query parameter the API takes', () => {
+    const names = new Set(endpointsOf(document).flatMap((e) => e.queryParams.map((p) => p.name)));
+    expect([...names].sort()).toEqual([...QUERY_PARAMETERS].sort());
   });
 
   it("Redocly's linter (recommended rules) finds no error", async () => {
