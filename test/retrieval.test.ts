@@ -105,6 +105,9 @@ describe('retrieval', () => {
     const noun = await search({ q: '저장소', mode: 'any', explain: true });
     expect(found(noun)).toEqual([ids.korean]);
     expect(noun.body.items[0].explain.text.rank).toBe(1);
+    // And in all mode, which must match every word (a newcomer's: it found nothing).
+    expect(found(await search({ q: '저장소', mode: 'all' }))).toEqual([ids.korean]);
+    expect(found(await search({ q: '저장소 -데이터베이스', mode: 'all' }))).toEqual([]);
   });
 
   // Chinese and Japanese are written without spaces: a word inside a sentence was no word of the

@@ -449,10 +449,15 @@ with
                     engram_text_match (
                       $5,
                       $6,
-                      websearch_to_tsquery(
-                        'english',
-                        engram_cjk_bigrams (engram_fold_accents ($7))
-                      ),
+                      regexp_replace(
+                        websearch_to_tsquery(
+                          'english',
+                          engram_cjk_bigrams (engram_fold_accents ($7))
+                        )::text,
+                        '''([\uac00-\ud7a3]+)''',
+                        '''\1'':*',
+                        'g'
+                      )::tsquery,
                       $8
                     ) x
                 )
@@ -464,10 +469,15 @@ with
                   or expires_at > $10::timestamptz
                 )
                 and category = $11
-                and search_vector @@ websearch_to_tsquery(
-                  'english',
-                  engram_cjk_bigrams (engram_fold_accents ($12))
-                )
+                and search_vector @@ regexp_replace(
+                  websearch_to_tsquery(
+                    'english',
+                    engram_cjk_bigrams (engram_fold_accents ($12))
+                  )::text,
+                  '''([\uac00-\ud7a3]+)''',
+                  '''\1'':*',
+                  'g'
+                )::tsquery
               )
           )
           -- Rounded to 1e-9: the sum's order follows the plan, and equal scores must tie exactly, so
@@ -537,10 +547,15 @@ with
                     or expires_at > $22::timestamptz
                   )
                   and category = $23
-                  and search_vector @@ websearch_to_tsquery(
-                    'english',
-                    engram_cjk_bigrams (engram_fold_accents ($24))
-                  )
+                  and search_vector @@ regexp_replace(
+                    websearch_to_tsquery(
+                      'english',
+                      engram_cjk_bigrams (engram_fold_accents ($24))
+                    )::text,
+                    '''([\uac00-\ud7a3]+)''',
+                    '''\1'':*',
+                    'g'
+                  )::tsquery
                 )
                 and vector_indexed
               order by
@@ -571,10 +586,15 @@ with
                         or expires_at > $30::timestamptz
                       )
                       and category = $31
-                      and search_vector @@ websearch_to_tsquery(
-                        'english',
-                        engram_cjk_bigrams (engram_fold_accents ($32))
-                      )
+                      and search_vector @@ regexp_replace(
+                        websearch_to_tsquery(
+                          'english',
+                          engram_cjk_bigrams (engram_fold_accents ($32))
+                        )::text,
+                        '''([\uac00-\ud7a3]+)''',
+                        '''\1'':*',
+                        'g'
+                      )::tsquery
                     )
                     and not vector_indexed
                   offset
@@ -779,10 +799,15 @@ where
       or expires_at > $51::timestamptz
     )
     and category = $52
-    and search_vector @@ websearch_to_tsquery(
-      'english',
-      engram_cjk_bigrams (engram_fold_accents ($53))
-    )
+    and search_vector @@ regexp_replace(
+      websearch_to_tsquery(
+        'english',
+        engram_cjk_bigrams (engram_fold_accents ($53))
+      )::text,
+      '''([\uac00-\ud7a3]+)''',
+      '''\1'':*',
+      'g'
+    )::tsquery
   )
   and m.id not in (
     select
@@ -832,10 +857,15 @@ where
       or expires_at > $59::timestamptz
     )
     and category = $60
-    and search_vector @@ websearch_to_tsquery(
-      'english',
-      engram_cjk_bigrams (engram_fold_accents ($61))
-    )
+    and search_vector @@ regexp_replace(
+      websearch_to_tsquery(
+        'english',
+        engram_cjk_bigrams (engram_fold_accents ($61))
+      )::text,
+      '''([\uac00-\ud7a3]+)''',
+      '''\1'':*',
+      'g'
+    )::tsquery
   ) /* prepared */;
 
 -- RetrievalRepository.search (vector only)

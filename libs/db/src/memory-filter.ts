@@ -42,7 +42,12 @@ export function memoryFilterSql(f: MemoryFilter): RawBuilder<boolean> {
   return parts.length === 0 ? sql<boolean>`true` : sql<boolean>`(${sql.join(parts, sql` and `)})`;
 }
 
-/** `q` as a tsquery in web-search syntax (`all` mode: every word, "phrases", -exclusions, or); libs/memory websearchText. */
+/**
+ * `q` as a tsquery in web-search syntax (`all` mode: every word, "phrases", -exclusions, or);
+ * libs/memory websearchText. A Korean word is a prefix (`'남편':*`), as the text branch's scoring
+ * reads it (libs/memory hangulPrefix): Korean writes a particle onto the word ("남편은"), and
+ * `q=남편&mode=all` found nothing that `mode=any` found (a newcomer's report).
+ */
 export function websearchSql(q: string): RawBuilder<unknown> {
-  return sql`websearch_to_tsquery('english', engram_cjk_bigrams(engram_fold_accents(${websearchText(q)})))`;
+  return sql`regexp_replace(websearch_to_tsquery('english', engram_cjk_bigrams(engram_fold_accents(${websearchText(q)})))::text, '''([\\uac00-\\ud7a3]+)''', '''\\1'':*', 'g')::tsquery`;
 }
