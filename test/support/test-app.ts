@@ -1,5 +1,6 @@
 import { NO_RATE_LIMITS, NO_SCHEDULES } from './env';
 import type { INestApplication } from '@nestjs/common';
+import passport from 'passport';
 import request from 'supertest';
 import { loadConfig, type AppConfig, type Clock } from '@engram/config';
 import { createApp } from '../../apps/api/src/create-app';
@@ -30,6 +31,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     ...NO_RATE_LIMITS,
     ...env,
   });
+  // passport's strategies are process-wide: a second app's JwtStrategy replaces the first's, and
+  // once that app closes, the first checked tokens over the closed app's database (503). Closing
+  // an app gives the strategy back to the app that had it before.
+  const strategyBefore = (passport as unknown as { _strategy(name: string): passport.Strategy | undefined })._strategy('jwt');
   const app = await createApp(config, { clock: options.clock });
   await app.init();
   const server = app.getHttpServer();
@@ -41,6 +46,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     close: async () => {
       await app.close();
       await db.drop();
+      if (strategyBefore) passport.use('jwt', strategyBefore);
     },
   };
 }
