@@ -80,6 +80,8 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     'この答えが好きです',
     'Je vais bien, merci',
     'Me voy a dormir, buenas noches',
+    "I'm going to bed now, good night",
+    'I have to go now, talk to you later',
   ])(
     'a pleasantry in the first person stays under the trigger: %s',
     (text) => {

@@ -94,6 +94,8 @@ const IDENTITY =
 const REACTION_SELF_INTL =
   /(?<![\p{L}])(?:ich liebe (?:es|dich|das)|j'adore(?: ça)?(?=\s*[.!]*\s*$)|me encantan?(?=\s*[.!¡]*\s*$)|me encanta (?:esto|esta|este|eso)[^.!?]*)(?![\p{L}])|我爱你|我(?:太|很|真|好)?喜欢(?:了|这个|那个|你)\p{Script=Han}{0,3}|(?:この|その|あの)\p{L}{0,6}が好きです|大好き(?=[!！]*$)/giu;
 const REACTION_SELF = /\b(i|we)\s+(really\s+|totally\s+|just\s+)?(love|like|adore|enjoy)\s+(it|that|this|them|those|you|u|how\s+you\b[^.!?]*)\b\W*/gi;
+// Taking leave says nothing of one's life either: "I'm going to bed now, good night" (a newcomer's, kept at 1.0).
+const LEAVING = /\b(?:i'm|im|i am|i'll|i will|i have to|i've got to|i gotta|gotta)\s+(?:going\s+to\s+|off\s+to\s+|heading\s+to\s+|go\s+to\s+|go\s+)?(?:bed|sleep|go|head\s+out|log\s+off|sign\s+off)\s+now\b[^.!?]*|\b(?:good\s*night|bye|see\s+you|talk\s+(?:to\s+you\s+)?(?:later|soon|tomorrow))\b\W*/gi;
 const NUMBER = /\d/;
 const NAMED = /(?<=[\p{Ll},;:'")]\s)\p{Lu}[\p{Ll}\p{Lu}'’-]+|(?<![\p{L}])\p{Lu}{2,}(?![\p{L}])/gu;
 const REACTION =
@@ -157,7 +159,7 @@ export function factSignals(raw: string, context: FactContext = {}): FactSignals
   // Decomposed Hangul (NFD, as some keyboards send it) reads as the composed form; a typographic
   // apostrophe (phones, word processors, models) as the straight one: "I’m vegetarian" was lost.
   const text = raw.normalize('NFC').replace(/[\u2019\u02bc\u2018\uff07]/g, "'");
-  const own = text.replace(REACTION_SELF, ' ').replace(REACTION_SELF_INTL, ' ');
+  const own = text.replace(REACTION_SELF, ' ').replace(REACTION_SELF_INTL, ' ').replace(LEAVING, ' ');
   const wordsOf = text.match(WORD) ?? [];
   const firstPerson = FIRST_PERSON.test(text) || FIRST_PERSON_INTL.test(text) ? 1 : 0;
   const selfDropped = SELF_STATEMENT_KO.test(own) || SELF_STATEMENT_INTL.test(own);
