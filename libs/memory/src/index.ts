@@ -4,6 +4,7 @@ export * from './tags';
 export * from './duration';
 export * from './content-hash';
 export * from './cjk';
+export * from './apostrophes';
 export * from './accents';
 export * from './recall-format';
 export * from './lifecycle';

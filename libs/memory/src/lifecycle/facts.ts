@@ -1,3 +1,4 @@
+import { straightApostrophes } from '../apostrophes';
 /**
  * What makes a message worth remembering without an LLM (ours, after seed 001 §1.2's rule engine,
  * whose keyword lists and weights are ours to choose; docs/design.md §5.1): a person stating a
@@ -158,7 +159,7 @@ const SECOND_PERSON = /\b(you|your|you're|youre|you've|yours|yourself)\b|당신|
 export function factSignals(raw: string, context: FactContext = {}): FactSignals {
   // Decomposed Hangul (NFD, as some keyboards send it) reads as the composed form; a typographic
   // apostrophe (phones, word processors, models) as the straight one: "I’m vegetarian" was lost.
-  const text = raw.normalize('NFC').replace(/[\u2019\u02bc\u2018\uff07]/g, "'");
+  const text = straightApostrophes(raw.normalize('NFC'));
   const own = text.replace(REACTION_SELF, ' ').replace(REACTION_SELF_INTL, ' ').replace(LEAVING, ' ');
   const wordsOf = text.match(WORD) ?? [];
   const firstPerson = FIRST_PERSON.test(text) || FIRST_PERSON_INTL.test(text) ? 1 : 0;

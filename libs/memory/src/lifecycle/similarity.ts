@@ -1,3 +1,4 @@
+import { straightApostrophes } from '../apostrophes';
 import { cjkBigrams } from '../cjk';
 
 const STOP_WORDS = new Set(
@@ -14,8 +15,7 @@ const STOP_WORDS = new Set(
  * "'d", "'s" left out (their words are stop words).
  */
 function expandContractions(lower: string): string {
-  return lower
-    .replace(/[’ʼ]/g, "'")
+  return straightApostrophes(lower)
     .replace(/\bcan't\b/g, 'can not')
     .replace(/\bwon't\b/g, 'will not')
     .replace(/n't\b/g, ' not')
@@ -29,8 +29,7 @@ function expandContractions(lower: string): string {
  * attention and a reworded one shared nothing with it.
  */
 export function contentWords(text: string): Set<string> {
-  const words = cjkBigrams(expandContractions(text.toLowerCase())).match(/[\p{L}\p{N}]+/gu) ?? [];
-  return new Set(words.filter((w) => !STOP_WORDS.has(w) && (w.length > 1 || /[\p{N}\p{Script=Han}]/u.test(w))));
+  return new Set(contentWordOrder(text));
 }
 
 /** A text's content words in the order they come, each once ({@link contentWords}). */
@@ -102,9 +101,7 @@ function turningWords(text: string): string {
  * "tea over coffee" / "coffee over tea", "from Lisbon to Porto" / "from Porto to Lisbon". A
  * rewording moves a phrase (every position changes), not two words.
  */
-function swapped(a: string, b: string): boolean {
-  const x = contentWordOrder(a);
-  const y = contentWordOrder(b);
+function swapped(x: readonly string[], y: readonly string[]): boolean {
   if (x.length !== y.length) return false;
   const differ = x.flatMap((w, i) => (w === y[i] ? [] : [i]));
   return differ.length === 2 && x[differ[0] as number] === y[differ[1] as number] && x[differ[1] as number] === y[differ[0] as number];
@@ -126,14 +123,16 @@ const CJK_NUMERALS = /[〇一二三四五六七八九十百千万億两兩零]/g
  * bench/near-duplicates.ts; all but names and numbers after newcomers' reports).
  */
 export function sameStatement(a: string, b: string, threshold: number): boolean {
-  const x = contentWords(a);
-  const y = contentWords(b);
+  const xo = contentWordOrder(a);
+  const yo = contentWordOrder(b);
+  const x = new Set(xo);
+  const y = new Set(yo);
   if (wordSimilarity(x, y) < threshold) return false;
   if (NEGATION.test(a) !== NEGATION.test(b)) return false;
   // A question is not the statement it asks about ("Am I allergic to penicillin?").
   const asks = (t: string) => /[?？][?？!！\s]*$/.test(t);
   if (asks(a) !== asks(b)) return false;
-  if (tenseOf(a) !== tenseOf(b) || turningWords(a) !== turningWords(b) || swapped(a, b)) return false;
+  if (tenseOf(a) !== tenseOf(b) || turningWords(a) !== turningWords(b) || swapped(xo, yo)) return false;
   const xv = valueWords(a);
   const yv = valueWords(b);
   for (const w of xv) if (!y.has(w) && !yv.has(w)) return false;
