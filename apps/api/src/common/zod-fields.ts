@@ -53,7 +53,7 @@ export function oneLine(max: number) {
   return z
     .string({ message: 'must be a string' })
     .trim()
-    .min(1, { message: 'must not be empty' })
+    .min(1, { message: 'must not be empty', abort: true })
     // A zero-width space alone was a mind's, a key's or a speaker's name shown as nothing (a newcomer's).
     .refine(hasVisibleText, { message: 'must not be empty' })
     .refine((s) => charLength(s) <= max, { message: `must be at most ${max} characters` })
@@ -112,7 +112,7 @@ export function textParam(max: number, required = false) {
     z
       .string({ message: required ? 'is required' : 'must be text' })
       .trim()
-      .min(1, { message: 'must not be empty' })
+      .min(1, { message: 'must not be empty', abort: true })
       .refine(hasVisibleText, { message: 'must not be empty' })
       .refine((s) => charLength(s) <= max, { message: `must be at most ${max} characters` }),
   );

@@ -28,6 +28,5 @@ export function zodProblems(error: z.ZodError, prefix?: string): FieldProblem[] 
       problems.push({ field: fieldName(issue.path, prefix), message: issue.message });
     }
   }
-  // One rule broken two ways (a blank name is both empty once trimmed and invisible) is said once.
-  return problems.filter((p, i) => problems.findIndex((q) => q.field === p.field && q.message === p.message) === i);
+  return problems;
 }
