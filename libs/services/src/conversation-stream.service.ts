@@ -12,7 +12,6 @@ import {
   immediateTriggers,
   type ImportanceResult,
   type LifecycleConfig,
-  repeatsMemory,
   type SourcedStmEntry,
   stmContent,
   stmDecision,
@@ -23,7 +22,6 @@ import { EpisodeConsolidation } from './episode-consolidation.service';
 import { LifecycleSettings } from './lifecycle-settings.service';
 import type { MemoryScope } from './memory-scope';
 import { FactConsolidation } from './fact-consolidation.service';
-import { MemoryWriter } from './memory-writer.service';
 import { MindAccess } from './mind-access';
 import type { AppendResult, ConsolidationOutcome, IncomingMessage } from './conversation.types';
 
@@ -50,7 +48,6 @@ export class ConversationStream {
     private readonly minds: MindAccess,
     private readonly messages: MessagesRepository,
     private readonly stm: StmRepository,
-    private readonly writer: MemoryWriter,
     private readonly episodes: EpisodeConsolidation,
     private readonly scorer: ImportanceScorer,
     private readonly facts: FactConsolidation,
@@ -146,11 +143,9 @@ export class ConversationStream {
     }
     const content = stmContent(message);
     const words = contentWords(content);
-    const candidates = await this.episodes.similar(tx, scope, content, config);
     // It repeats what long-term memory holds: rehearsal of that memory (seed 000), not a new entry.
-    const near = candidates.find((m) => repeatsMemory(content, m.content, config));
+    const { candidates, near } = await this.episodes.reinforceRepeated(tx, scope, content, [message.id], message.importance, config);
     if (near) {
-      await this.writer.reinforce(tx, near, [message.id], message.importance, this.clock.now(), config);
       result.reinforced.push({ message_id: message.id, memory_id: near.id, key: near.key });
       return { buffer, entryId: null };
     }

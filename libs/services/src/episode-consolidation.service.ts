@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '@engram/config';
 import { MemoriesRepository, MessagesRepository, newId, type TenantTx } from '@engram/db';
 import { RequestEmbedder } from '@engram/embeddings';
-import { entryScore, episodeImportance, episodeMemory, repeatsMemory, withoutSpeakers, type ConsolidationTrigger, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
+import { entryScore, episodeImportance, episodeMemory, repeatsMemory, withoutSpeakers, type ConsolidationTrigger, type ImportanceResult, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
 import type { ConsolidationOutcome } from './conversation.types';
 import { FactConsolidation } from './fact-consolidation.service';
 import { HybridSearch } from './hybrid-search.service';
@@ -43,6 +43,19 @@ export class EpisodeConsolidation {
   }
 
   /**
+   * Near-duplicate integration (docs/design.md §4.3), for an arriving message and for an entry
+   * leaving STM alike: the mind's memories most like `content` ({@link similar}), and the one that
+   * states the same thing (libs/memory `repeatsMemory`), reinforced for `messageIds` when there is one.
+   * @returns the candidates (an entry's association and `similar` links use them) and the memory reinforced, if any
+   */
+  async reinforceRepeated(tx: TenantTx, scope: MemoryScope, content: string, messageIds: readonly string[], importance: ImportanceResult, config: LifecycleConfig) {
+    const candidates = await this.similar(tx, scope, content, config);
+    const near = candidates.find((m) => repeatsMemory(content, m.content, config));
+    if (near) await this.writer.reinforce(tx, near, [...messageIds], importance, this.clock.now(), config);
+    return { candidates, near };
+  }
+
+  /**
    * STM → LTM (seed 000 `consolidate`): an existing memory of nearly the same words is reinforced
    * (MemoryWriter `reinforce`); otherwise a new episodic memory is written (libs/memory
    * `episodeMemory`: its compressed form, strength × 1.5, the messages as `source_refs`).
@@ -50,13 +63,9 @@ export class EpisodeConsolidation {
   async consolidate(tx: TenantTx, scope: MemoryScope, conversationId: string, entry: SourcedStmEntry, trigger: ConsolidationTrigger, config: LifecycleConfig): Promise<ConsolidationOutcome> {
     const now = this.clock.now();
     const outcome = { stm_entry_id: entry.id, trigger, score: entryScore(entry, config), messages: entry.message_ids.length };
-    const candidates = await this.similar(tx, scope, entry.content, config);
     const importance = episodeImportance(entry, trigger, config);
-    const near = candidates.find((m) => repeatsMemory(entry.content, m.content, config));
-    if (near) {
-      await this.writer.reinforce(tx, near, entry.message_ids, importance, now, config);
-      return { ...outcome, memory_id: near.id, key: near.key, status: 'reinforced' };
-    }
+    const { candidates, near } = await this.reinforceRepeated(tx, scope, entry.content, entry.message_ids, importance, config);
+    if (near) return { ...outcome, memory_id: near.id, key: near.key, status: 'reinforced' };
     // A local embedder costs nothing here; a remote one is left to the backfill, outside this transaction.
     const vector = this.embedder.local ? ((await this.embedder.tryEmbed([entry.content])).vectors[0] ?? null) : null;
     const first = entry.message_ids[0];
