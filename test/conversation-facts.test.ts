@@ -38,6 +38,17 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
     await t.app.get(SleepCycleJob).run(f.tenantId);
   };
 
+  /** Each message posted a minute apart (each attended), then settled: the memories kept. */
+  const sayEachAndSettle = async (f: TenantFixture, said: readonly string[]) => {
+    for (const content of said) {
+      const answer = await post(f, 'c', content);
+      expect({ content, attended: answer.attended }).toEqual({ content, attended: 1 });
+      clock.advance(MINUTE);
+    }
+    await settle(f);
+    return memories(f);
+  };
+
   it("keeps a user's plain facts about work and home, in English and Korean, and finds them", async () => {
     const f = await createTenant(t, 'facts');
     const said = [
@@ -46,13 +57,7 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
       '저는 삼성에서 소프트웨어 엔지니어로 일해요',
       '이사했어요, 이제 부산에 살아요',
     ];
-    for (const content of said) {
-      const answer = await post(f, 'c', content);
-      expect({ content, attended: answer.attended }).toEqual({ content, attended: 1 });
-      clock.advance(MINUTE);
-    }
-    await settle(f);
-    const kept = await memories(f);
+    const kept = await sayEachAndSettle(f, said);
     for (const content of said) expect(kept.map((m) => m.content)).toContain(`user: ${content}`);
     for (const m of kept) expect({ content: m.content, importance: m.importance_score >= 0.7, layer: m.layer }).toEqual({ content: m.content, importance: true, layer: m.layer });
 
@@ -72,13 +77,7 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
   it('keeps the same facts in Chinese, Japanese, German, French and Spanish, and finds them by a word of them', async () => {
     const f = await createTenant(t, 'languages');
     const said = ['我在谷歌工作', '私は大阪に住んでいます', 'Ich wohne in München.', 'Je suis allergique aux arachides.', 'Trabajo en Telefónica.'];
-    for (const content of said) {
-      const answer = await post(f, 'c', content);
-      expect({ content, attended: answer.attended }).toEqual({ content, attended: 1 });
-      clock.advance(MINUTE);
-    }
-    await settle(f);
-    const kept = await memories(f);
+    const kept = await sayEachAndSettle(f, said);
     for (const content of said) expect({ content, kept: kept.some((m) => m.content === `user: ${content}` && m.importance_score >= 0.7) }).toEqual({ content, kept: true });
     for (const [q, content] of [['谷歌', '我在谷歌工作'], ['大阪', '私は大阪に住んでいます'], ['München', 'Ich wohne in München.']]) {
       const search = await t.http().get('/v1/memory/search').query({ q }).set(asAgent(f)).expect(200);
