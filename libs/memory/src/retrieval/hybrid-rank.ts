@@ -56,9 +56,14 @@ export interface RankedHit {
   explain: Explanation;
 }
 
-/** Words of a query as tags are matched against them: lower-cased, accents folded (as search reads text), letters and digits. */
+/** A text's words as tags are matched: lower-cased, accents folded (as search reads text), letters and digits, one space apart. */
+function tagWords(text: string): string {
+  return (foldAccents(text.toLowerCase()).match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
+}
+
+/** Words of a query as tags are matched against them ({@link tagWords}), spaced at both ends. */
 export function queryWords(query: string): string {
-  return ` ${(foldAccents(query.toLowerCase()).match(/[\p{L}\p{N}]+/gu) ?? []).join(' ')} `;
+  return ` ${tagWords(query)} `;
 }
 
 /**
@@ -71,7 +76,7 @@ const ROLE_TAGS = new Set(['user', 'assistant', 'system', 'tool']);
 
 /** True when the query names the tag (as a whole word or phrase); never for a role tag ({@link ROLE_TAGS}). */
 export function queryNamesTag(words: string, tag: string): boolean {
-  const t = (foldAccents(tag.toLowerCase()).match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
+  const t = tagWords(tag);
   return t.length > 0 && !ROLE_TAGS.has(t) && words.includes(` ${t} `);
 }
 
