@@ -8,16 +8,19 @@ const EXCLUSION_RUN = /(?<![\p{L}\p{N}-])-(?:[^\p{L}\p{N}"-]*-)+/gu;
 
 /**
  * The text `all` mode gives PostgreSQL's `websearch_to_tsquery`, with each run of exclusions
- * reduced to its parity: `--cat` is `!!'cat'`, which is `'cat'`, so an even run goes and an odd
- * one becomes a single `-`. The meaning is unchanged; the reason is that the parser stacks one
- * operator per `-` and fails past 32 in a row ("tsquery stack too small", PostgreSQL's
+ * reduced to its parity: `---cat` is `!!!'cat'`, which is `!'cat'`, so an odd run becomes a single
+ * `-` and an even one its last two. The meaning is unchanged; the reason is that the parser stacks
+ * one operator per `-` and fails past 32 in a row ("tsquery stack too small", PostgreSQL's
  * tsquery.c STACKDEPTH), which a query of 33 dashes turned into a 500 (a newcomer's report).
+ * An even run keeps two dashes rather than none because a word after a dash is a word: `--or`
+ * excludes the stop word "or" twice (nothing), while a bare `or` would be the OR operator
+ * (CI's property test found `-고양이!--or"고양이`, which matched nothing, matching everything).
  *
  * @param q the query as the caller sent it
- * @returns the same query for websearch_to_tsquery, with no two exclusions in a row
+ * @returns the same query for websearch_to_tsquery, with at most two exclusions in a row
  */
 export function websearchText(q: string): string {
-  return quoteCjkRuns(typedAsAscii(q).replace(EXCLUSION_RUN, (run) => ((run.match(/-/g) ?? []).length % 2 === 1 ? '-' : ' ')));
+  return quoteCjkRuns(typedAsAscii(q).replace(EXCLUSION_RUN, (run) => ((run.match(/-/g) ?? []).length % 2 === 1 ? '-' : run.slice(run.lastIndexOf('-', run.length - 2)))));
 }
 
 /** Dashes an input method or a word processor types for `-` (full-width, minus sign, hyphens, en and em dashes). */
