@@ -156,6 +156,41 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(stm.body.entries[0]).toMatchObject({ mentions: 2, importance: 1, importance_source: 'caller', triggers: ['importance'] });
   });
 
+  it('ending a conversation decides its STM at once, as the sleep cycle does after 30 quiet minutes', async () => {
+    const lines = [
+      { speaker: 'Ana', content: 'I love hiking in the Dolomites with my sister Maria', importance: 0.9 },
+      { speaker: 'Ben', content: 'The new office in Lisbon opens on the first of March', importance: 0.7 },
+      { speaker: 'Ana', content: 'maybe we could look at some other options later on', importance: 0.35 },
+      { speaker: 'Ben', content: 'sure, we can talk about the other options some time', importance: 0.3 },
+    ];
+    const g = await createTenant(t, 'conversation-end');
+    expect((await post('c10', lines).expect(201)).body).toMatchObject({ attended: 4, consolidated: [], stm_size: 4 });
+    const end = await t.http().post('/v1/conversations/c10/end').set(asAgent(f)).expect(200);
+    expect(end.body.conversation_id).toBe('c10');
+    expect(end.body.consolidated.length).toBeGreaterThan(0);
+    expect(end.body.discarded).toBeGreaterThan(0);
+    expect(end.body.consolidated.length + end.body.discarded).toBe(4);
+    expect((await t.http().get('/v1/conversations/c10/stm').set(asAgent(f)).expect(200)).body.entries).toEqual([]);
+    const endedContents: string[] = [];
+    for (const c of end.body.consolidated) endedContents.push((await t.http().get(`/v1/memory/${c.memory_id}`).set(asAgent(f)).expect(200)).body.content);
+
+    // The same lines left to the sleep cycle in another tenant: the same memories, 30 minutes later.
+    await t.http().post('/v1/conversations/c10/messages').set(asAgent(g)).send({ messages: lines }).expect(201);
+    clock.advance(29 * 60_000);
+    await t.app.get(InProcessScheduler).sleepAll();
+    expect((await t.http().get('/v1/conversations/c10/stm').set(asAgent(g)).expect(200)).body.entries.length).toBeGreaterThan(0);
+    clock.advance(2 * 60_000);
+    await t.app.get(InProcessScheduler).sleepAll();
+    expect((await t.http().get('/v1/conversations/c10/stm').set(asAgent(g)).expect(200)).body.entries).toEqual([]);
+    const slept = await t.http().get('/v1/memory').query({ limit: 50 }).set(asAgent(g)).expect(200);
+    expect(slept.body.items.map((m: { content: string }) => m.content).sort()).toEqual(endedContents.sort());
+
+    // Nothing left: ending again, or a conversation never started, does nothing.
+    expect((await t.http().post('/v1/conversations/c10/end').set(asAgent(f)).expect(200)).body).toEqual({ conversation_id: 'c10', consolidated: [], discarded: 0 });
+    expect((await t.http().post('/v1/conversations/never-started/end').set(asAgent(f)).expect(200)).body).toEqual({ conversation_id: 'never-started', consolidated: [], discarded: 0 });
+    await t.http().post('/v1/conversations/bad id/end').set(asAgent(f)).expect(400);
+  });
+
   it('the in-process scheduler runs the sleep cycle and the forgetting sweep', async () => {
     const scheduler = t.app.get(InProcessScheduler);
     await post('c9', [{ speaker: 'Ana', content: 'I am absolutely thrilled and overjoyed about the new baby!!!' }]).expect(201);

@@ -33,6 +33,7 @@ from .errors import (
 )
 from .models import (
     AppendResult,
+    EndResult,
     BatchResult,
     Category,
     ConsolidationOutcome,
@@ -70,6 +71,7 @@ __all__ = [
     "ServerError",
     "ServiceUnavailableError",
     "AppendResult",
+    "EndResult",
     "BatchResult",
     "Category",
     "ConsolidationOutcome",

@@ -16,6 +16,7 @@ import httpx
 from .errors import EngramConnectionError, EngramTimeoutError, error_from_response
 from .models import (
     AppendResult,
+    EndResult,
     BatchResult,
     ConsolidationOutcome,
     Memory,
@@ -323,6 +324,11 @@ def add_messages(conversation_id: str, messages: Sequence[Union[Message, str]]) 
 def consolidate(conversation_id: str) -> "Call[List[ConsolidationOutcome]]":
     path = f"/v1/conversations/{segment(conversation_id, 'conversation_id')}/consolidate"
     return Call("POST", path, _consolidated)
+
+
+def end_conversation(conversation_id: str) -> "Call[EndResult]":
+    path = f"/v1/conversations/{segment(conversation_id, 'conversation_id')}/end"
+    return Call("POST", path, _json)
 
 
 def create_mind(name: str, description: Optional[str], external_id: Optional[str]) -> "Call[Mind]":

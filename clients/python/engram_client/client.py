@@ -11,6 +11,7 @@ from . import _core
 from ._core import NOT_GIVEN, Call, Config, Time, _NotGiven
 from .models import (
     AppendResult,
+    EndResult,
     BatchResult,
     Category,
     ConsolidationOutcome,
@@ -358,6 +359,14 @@ class Engram:
         """The explicit save (``POST /v1/conversations/:id/consolidate``): every short-term entry of
         the conversation moves to long-term memory now, whatever its score."""
         return self._send(_core.consolidate(conversation_id))
+
+    def end_conversation(self, conversation_id: str) -> EndResult:
+        """The conversation has ended (``POST /v1/conversations/:id/end``): each short-term entry is
+        decided now as the server would decide it after 30 quiet minutes: it moves to long-term
+        memory when it was important, emotional, repeated or scores above the threshold, and is
+        let go otherwise. Call it when a chat session closes; without it the sleep cycle decides
+        within minutes of the timeout. Nothing left: ``consolidated`` is empty."""
+        return self._send(_core.end_conversation(conversation_id))
 
     # ---- minds (a person's JWT, or a service key with the scope to manage minds)
 

@@ -283,6 +283,15 @@ class AppendResult(TypedDict):
     stm_capacity: int
 
 
+class EndResult(TypedDict):
+    """What ``end_conversation()`` did: the short-term entries that moved to long-term memory
+    (``consolidated``) and how many were let go (``discarded``)."""
+
+    conversation_id: str
+    consolidated: List[ConsolidationOutcome]
+    discarded: int
+
+
 class Mind(TypedDict):
     """A mind: one memory space (one per agent, or per end user of a SaaS: ``external_id``)."""
 

@@ -173,6 +173,22 @@ def test_conversation_messages_become_memories(agent: Engram, tag: str) -> None:
     assert agent.consolidate(conversation) == [], "nothing left in short-term memory"
 
 
+def test_ending_a_conversation_keeps_what_matters_and_lets_chatter_go(agent: Engram, tag: str) -> None:
+    conversation = f"ended-{tag}"
+    agent.add_messages(
+        conversation,
+        [
+            {"role": "user", "content": f"My brother {tag} starts at the Lisbon office in March", "importance": 0.9},
+            {"role": "user", "content": "maybe we could look at some other options later on", "importance": 0.3},
+        ],
+    )
+    ended = agent.end_conversation(conversation)
+    assert ended["conversation_id"] == conversation
+    assert [o["trigger"] for o in ended["consolidated"]] == ["importance"] and ended["discarded"] == 1
+    assert tag in agent.get(ended["consolidated"][0]["memory_id"])["content"]
+    assert agent.end_conversation(conversation) == {"conversation_id": conversation, "consolidated": [], "discarded": 0}
+
+
 def test_a_person_writes_verified_memories_and_verifies_the_agents(person: Engram, agent: Engram, key: Callable[[str], str]) -> None:
     mine = person.add("Michael Schäfer", category="identity", key=key("user_name"), priority="critical")
     assert mine["source"] == "user" and mine["verified"] is True

@@ -124,6 +124,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/conversations/{conversationId}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End a conversation: decide its short-term memory now */
+        post: operations["ConversationsController_end_v1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/conversations/{conversationId}/messages": {
         parameters: {
             query?: never;
@@ -899,6 +916,32 @@ export interface components {
             };
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
+        };
+        EndResultDto_Output: {
+            consolidated: {
+                facts?: {
+                    /** @description a memory category */
+                    category: string;
+                    key: string;
+                    /** Format: uuid */
+                    memory_id: string;
+                    /** @enum {string} */
+                    status: "created" | "updated" | "unchanged";
+                }[];
+                key: string;
+                /** Format: uuid */
+                memory_id: string;
+                messages: number;
+                score: number;
+                /** @enum {string} */
+                status: "created" | "reinforced";
+                /** Format: uuid */
+                stm_entry_id: string;
+                /** @enum {string} */
+                trigger: "repetition" | "importance" | "emotion" | "explicit_save" | "sleep_cycle" | "capacity" | "stm_timeout";
+            }[];
+            conversation_id: string;
+            discarded: number;
         };
         EnsureMindDto: {
             description?: string;
@@ -2536,6 +2579,88 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConsolidateResultDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    ConversationsController_end_v1: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the mind to act on; required with a user JWT or a service key */
+                "X-Mind-Id"?: string;
+            };
+            path: {
+                /** @description the caller's id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-" */
+                conversationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description what each STM entry became, and how many were discarded */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndResultDto_Output"];
                 };
             };
             /** @description bad input: `message` and `errors[].field` name each bad field */

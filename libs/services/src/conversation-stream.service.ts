@@ -177,17 +177,45 @@ export class ConversationStream {
   }
 
   /**
+   * The conversation has ended (ours; the client knows, the service would wait for the sleep
+   * cycle): the time rules applied as if it had then gone quiet for `consolidation.stm_max_seconds`
+   * (30 min) after its newest entry, so that every entry leaves STM now as it would at its timeout
+   * (seed 000: an entry with a trigger or a score above `consolidation.threshold` consolidates,
+   * the rest is discarded). The same decisions the sleep cycle would take half an hour later,
+   * taken at once; STM is empty afterwards, and a later message starts it again.
+   * @returns what each entry became and how many were discarded
+   * @throws AppError 404 for a mind not in the tenant
+   */
+  async end(scope: MemoryScope, conversationId: string): Promise<{ consolidated: ConsolidationOutcome[]; discarded: number }> {
+    return this.applyTimeRules(scope, conversationId, 'require mind', (buffer, config) => {
+      const newest = Math.max(...buffer.map((e) => e.entered_at.getTime()));
+      return new Date(newest + config.consolidation.stm_max_seconds * 1000);
+    });
+  }
+
+  /**
    * The sleep cycle for one conversation at `now` (docs/design.md §4): the time rules applied to
    * every entry. Idempotent: a second run at the same time finds nothing to do.
    */
   async sleepCycle(scope: MemoryScope, conversationId: string): Promise<{ consolidated: ConsolidationOutcome[]; discarded: number }> {
+    return this.applyTimeRules(scope, conversationId, 'system', () => this.clock.now());
+  }
+
+  /** The time rules applied to the conversation's STM at the time `at` gives for it, in one unit of work; then the facts of what consolidated. */
+  private async applyTimeRules(
+    scope: MemoryScope,
+    conversationId: string,
+    caller: 'require mind' | 'system',
+    at: (buffer: readonly SourcedStmEntry[], config: LifecycleConfig) => Date,
+  ): Promise<{ consolidated: ConsolidationOutcome[]; discarded: number }> {
     const config = await this.settings.forTenant(scope.tenantId);
-    const now = this.clock.now();
     const done = await this.tenantDb.run(scope.tenantId, async (tx) => {
+      if (caller === 'require mind') await this.minds.require(tx, scope);
       await this.stm.lockConversation(tx, scope.mindId, conversationId);
       const result = { consolidated: [] as ConsolidationOutcome[], discarded: 0 };
       const before = await this.stm.list(tx, scope.mindId, conversationId);
-      const after = await this.advance(tx, scope, conversationId, before, now, config, result);
+      if (before.length === 0) return result;
+      const after = await this.advance(tx, scope, conversationId, before, at(before, config), config, result);
       if (after.length !== before.length) await this.stm.save(tx, scope.mindId, conversationId, after);
       return result;
     });

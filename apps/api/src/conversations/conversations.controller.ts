@@ -5,7 +5,7 @@ import { AppError, ConversationStream, type MemoryScope } from '@engram/services
 import { ServiceKeyScopeNeeded } from '../auth/auth.decorators';
 import { Documented } from '../common/api-docs';
 import { CurrentMemoryScope } from '../memory/memory-scope';
-import { AppendMessagesDto, AppendResultDto, CONVERSATION_ID_PATTERN, ConsolidateResultDto, StmViewDto } from './conversations.dto';
+import { AppendMessagesDto, AppendResultDto, CONVERSATION_ID_PATTERN, ConsolidateResultDto, EndResultDto, StmViewDto } from './conversations.dto';
 
 export function conversationId(id: string): string {
   if (!CONVERSATION_ID_PATTERN.test(id)) {
@@ -63,5 +63,22 @@ export class ConversationsController {
   @ZodResponse({ status: 200, type: ConsolidateResultDto, description: 'what each STM entry became' })
   async consolidate(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string) {
     return { consolidated: await this.conversations.consolidateAll(scope, conversationId(id)) };
+  }
+
+  /**
+   * The conversation has ended: each STM entry is decided now as the time rules would decide it
+   * after 30 quiet minutes (it consolidates when a trigger fired or its score is above the
+   * threshold, else it is discarded), rather than by the sleep cycle later. STM is empty
+   * afterwards. 200 `{conversation_id, consolidated, discarded}`; an empty or unknown conversation
+   * answers with nothing done.
+   */
+  @ServiceKeyScopeNeeded('memories:write')
+  @Post(':conversationId/end')
+  @Documented({ summary: 'End a conversation: decide its short-term memory now', errors: [400, 403, 404] })
+  @HttpCode(200)
+  @ZodResponse({ status: 200, type: EndResultDto, description: 'what each STM entry became, and how many were discarded' })
+  async end(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string) {
+    const cid = conversationId(id);
+    return { conversation_id: cid, ...(await this.conversations.end(scope, cid)) };
   }
 }

@@ -133,3 +133,12 @@ export class StmViewDto extends createZodDto(StmViewSchema) {}
 /** `POST /conversations/:conversationId/consolidate`: every STM entry moved to long-term memory. */
 export const ConsolidateResultSchema = z.object({ consolidated: z.array(ConsolidationOutcomeSchema) });
 export class ConsolidateResultDto extends createZodDto(ConsolidateResultSchema) {}
+
+/** `POST /conversations/:conversationId/end`: what each STM entry became when the conversation ended. */
+export const EndResultSchema = z.object({
+  conversation_id: z.string(),
+  consolidated: z.array(ConsolidationOutcomeSchema),
+  /** Entries that left STM without a trigger and with a score at or below the threshold. */
+  discarded: z.number().int(),
+});
+export class EndResultDto extends createZodDto(EndResultSchema) {}
