@@ -18,8 +18,10 @@
  * - evidence recall@5/10 of search (top 10) over each mind, for QA categories 1-4;
  * - the share of QA evidence turns that reached long-term memory (the ceiling of the stream's recall).
  *
- * Turns left in STM when the last session ends have not reached long-term memory: they count as
- * not stored (at most `stm.capacity` per conversation; the sleep cycle decides them later).
+ * After its last session each conversation is ended (`POST /v1/conversations/:id/end`), as a
+ * client does when a chat closes: what is left in STM is decided as after 30 quiet minutes. With
+ * `--keep-open` it is not: those turns (at most `stm.capacity` per conversation) count as not
+ * stored, though the sleep cycle decides them later.
  *
  * Data: LoCoMo (Maharana et al., ACL 2024), CC BY-NC 4.0; read where it lies, never copied here.
  */
@@ -40,6 +42,9 @@ const { values: args } = parseArgs({
     // Lifecycle overrides for the bench's tenant (PATCH /v1/tenant/settings/lifecycle), as JSON:
     // to compare settings on one server, each run with its own --email (as bench:locomo).
     settings: { type: 'string' },
+    // Leave each conversation open after its last session (no POST .../end): what is still in
+    // STM then waits for the sleep cycle, and counts as not stored (the figures before 2026-12-03's end route).
+    'keep-open': { type: 'boolean', default: false },
   },
 });
 const fail: (message: string) => never = failure('bench:conversation');
@@ -190,6 +195,13 @@ async function runConversation(auth: Headers, raw: unknown): Promise<Conversatio
     res.body.message_ids.forEach((id, i) => toDia.set(id, turns[i]?.t.diaId ?? ''));
     for (const x of res.body.consolidated) triggers[x.status === 'created' ? x.trigger : 'reinforced'] = (triggers[x.status === 'created' ? x.trigger : 'reinforced'] ?? 0) + 1;
     leftInStm = res.body.stm_size;
+  }
+  if (!args['keep-open']) {
+    // The conversation is over: what is left in STM is decided as after 30 quiet minutes.
+    const end = await api<{ consolidated: { trigger: string; status: string }[] }>('POST', `/v1/conversations/locomo-${c.sampleId}/end`, streamHeaders, {});
+    if (end.status !== 200) fail(`ending the conversation answered ${end.status}: ${JSON.stringify(end.body)}`);
+    for (const x of end.body.consolidated) triggers[x.status === 'created' ? x.trigger : 'reinforced'] = (triggers[x.status === 'created' ? x.trigger : 'reinforced'] ?? 0) + 1;
+    leftInStm = 0;
   }
   const ms = performance.now() - started;
   const streamMemories = await allMemories(streamHeaders);

@@ -133,6 +133,15 @@ async function importViaConversation(conversation: LocomoConversation, headers: 
   const conversationId = `locomo-${conversation.sampleId}`;
   const messageToDia = new Map<string, string>();
   const totals = { attended: 0, rehearsed: 0, below_attention: 0, discarded: 0, consolidated: 0, turns_in_ltm: 0, reinforced: 0, in_stm: 0, triggers: {} as Record<string, number> };
+  const count = (done: Pick<StreamTotals, 'discarded' | 'consolidated'>) => {
+    totals.discarded += done.discarded;
+    for (const c of done.consolidated) {
+      if (c.status === 'created') totals.consolidated += 1;
+      else totals.reinforced += 1;
+      totals.turns_in_ltm += c.messages;
+      totals.triggers[c.trigger] = (totals.triggers[c.trigger] ?? 0) + 1;
+    }
+  };
   const started = Date.now();
   const sessions = [...new Set(conversation.turns.map((t) => t.session))];
   for (const session of sessions) {
@@ -145,15 +154,14 @@ async function importViaConversation(conversation: LocomoConversation, headers: 
     totals.attended += res.body.attended;
     totals.rehearsed += res.body.rehearsed;
     totals.below_attention += res.body.below_attention;
-    totals.discarded += res.body.discarded;
-    for (const c of res.body.consolidated) {
-      if (c.status === 'created') totals.consolidated += 1;
-      else totals.reinforced += 1;
-      totals.turns_in_ltm += c.messages;
-      totals.triggers[c.trigger] = (totals.triggers[c.trigger] ?? 0) + 1;
-    }
+    count(res.body);
     totals.in_stm = res.body.stm_size;
   }
+  // The conversation is over: what is left in STM is decided now, as after 30 quiet minutes.
+  const end = await api<Pick<StreamTotals, 'discarded' | 'consolidated'>>('POST', `/v1/conversations/${conversationId}/end`, headers, {});
+  if (end.status !== 200) fail(`ending the conversation answered ${end.status}: ${JSON.stringify(end.body)}`);
+  count(end.body);
+  totals.in_stm = 0;
   return { ...totals, conversationId, messageToDia, ms: Date.now() - started };
 }
 
