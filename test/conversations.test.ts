@@ -114,6 +114,24 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(later.body.consolidated).toEqual([expect.objectContaining({ trigger: 'importance', status: 'reinforced', memory_id: code.body.id })]);
   });
 
+  it('a fact said again after its memory expired is a new memory, not a reinforcement of the expired one', async () => {
+    const content = 'Ana: I work at the Lisbon office of Globex';
+    const expiring = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'lisbon_office', content, expires_at: new Date(clock.now().getTime() + 2000).toISOString() }).expect(201);
+    clock.advance(3000);
+    const said = await post('c4c', [{ speaker: 'Ana', content: 'I work at the Lisbon office of Globex', importance: 0.9 }]).expect(201);
+    expect(said.body).toMatchObject({ attended: 1, reinforced: [], stm_size: 1 });
+    const saved = await t.http().post('/v1/conversations/c4c/consolidate').set(asAgent(f)).expect(200);
+    expect(saved.body.consolidated).toEqual([expect.objectContaining({ status: 'created' })]);
+    expect(saved.body.consolidated[0].memory_id).not.toBe(expiring.body.id);
+    const found = await t.http().get('/v1/memory/search').query({ q: 'Lisbon office Globex' }).set(asAgent(f)).expect(200);
+    expect(found.body.items[0].id).toBe(saved.body.consolidated[0].memory_id);
+    expect(found.body.items.map((m: { id: string }) => m.id)).not.toContain(expiring.body.id);
+    // The expired memory is as it was: still expired, the message not among its sources.
+    const old = await t.http().get(`/v1/memory/${expiring.body.id}`).set(asAgent(f)).expect(200);
+    expect(old.body.expires_at).toBe(expiring.body.expires_at);
+    expect(old.body.source_refs).not.toContain(said.body.message_ids[0]);
+  });
+
   it('past messages run on event time: an hour later the earlier entries have left STM; what they consolidate into starts its life now', async () => {
     const base = Date.parse('2026-04-01T10:00:00Z');
     const res = await post('c5', [

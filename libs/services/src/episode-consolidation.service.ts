@@ -31,13 +31,15 @@ export class EpisodeConsolidation {
   ) {}
 
   /**
-   * The mind's memories most like a text: hybrid search over full text, not an access, and
-   * without counting statistics (the mind grows under this stream: counts taken now would be
-   * stale for the searches that follow).
+   * The mind's unexpired memories most like a text: hybrid search over full text, not an access,
+   * and without counting statistics (the mind grows under this stream: counts taken now would be
+   * stale for the searches that follow). An expired memory is no candidate: a fact said again after
+   * its memory expired is a new memory, not a reinforcement of one that every read hides (a peer's
+   * report, mem0 #7051, tried on Engram: the restated fact vanished into the expired memory).
    */
   async similar(tx: TenantTx, scope: MemoryScope, content: string, config: LifecycleConfig) {
     // Without the speakers: every episode names one, and "user" would match them all.
-    const query = { q: (withoutSpeakers(content).trim() || content).slice(0, 1000), mode: 'any' as const, vector: null, filter: {}, limit: SIMILAR_CANDIDATES };
+    const query = { q: (withoutSpeakers(content).trim() || content).slice(0, 1000), mode: 'any' as const, vector: null, filter: { activeAt: this.clock.now() }, limit: SIMILAR_CANDIDATES };
     const hits = await this.search.search(tx, scope.mindId, query, config, { access: false, statistics: 'uncounted', associations: false });
     return hits.map((h) => h.row);
   }
