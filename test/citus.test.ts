@@ -663,6 +663,8 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
         { tenantId: T, mindId: MIND },
         TRIP.map((content, i) => ({ key: `trip_${i + 1}`, content, state: { embedding: vectorLiteral(vectors[i]!), embedding_status: 'ready' as const, temporal_context: 'trip', temporal_position: i + 1 } })),
       );
+      // A tag in two Unicode forms, as the release before stored it (migration 20261210000000 composes it).
+      await upgraded(`update memories set tags = array[E're\\u0301sume\\u0301', E'r\\u00e9sum\\u00e9', 'trip'] where tenant_id = $1 and key = 'trip_3'`, [T]);
       applied = await migrateToLatest(upgradeOwner);
     }, 180_000);
 
@@ -678,7 +680,9 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
     }, 60_000);
 
     it('applies the migration on the distributed tables: memory_associations distributed by tenant, co-located with tenants, its rows on the shards', async () => {
-      expect(applied).toEqual(['20261204000000_associations', '20261205000000_vector_search', '20261206000000_message_order', '20261207000000_search_document', '20261208000000_cjk_characters', '20261209000000_accents']);
+      expect(applied).toEqual(['20261204000000_associations', '20261205000000_vector_search', '20261206000000_message_order', '20261207000000_search_document', '20261208000000_cjk_characters', '20261209000000_accents', '20261210000000_tag_forms']);
+      // The tags stored in two Unicode forms are one, composed, on the shard that holds them (migration 20261210000000).
+      expect(await upgraded<{ tags: string[] }>(`select tags from memories where tenant_id = $1 and key = 'trip_3'`, [T])).toEqual([{ tags: ['r\u00e9sum\u00e9', 'trip'] }]);
       // The search document's new definition reached the workers, where the shards compute it.
       const documents = await upgraded<{ result: string }>(`select result from run_command_on_workers($$select engram_search_document(null, 'user: I moved to Lisbon', array['user', 'travel'])::text$$)`);
       expect(documents.map((d) => d.result)).toEqual([expect.any(String), expect.any(String)]);

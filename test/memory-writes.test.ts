@@ -16,6 +16,21 @@ describe('memory API (seed 002)', () => {
   afterAll(() => t.close());
 
   describe('upsert by (category, key)', () => {
+    it('keeps one tag for the precomposed and the decomposed spelling of a word, and either filter finds it', async () => {
+      const decomposed = 're\u0301sume\u0301';
+      const precomposed = 'r\u00e9sum\u00e9';
+      const cv = await storeMemory(t, asAgent(f), { category: 'note', key: 'cv_location', content: 'The CV is in the shared drive', tags: [decomposed, precomposed, 'Docs'] }).expect(201);
+      expect(cv.body.tags).toEqual([precomposed, 'docs']);
+      const other = await storeMemory(t, asAgent(f), { category: 'note', key: 'cv_photo', content: 'The CV photo is from 2025', tags: [decomposed] }).expect(201);
+      expect(other.body.tags).toEqual([precomposed]);
+      for (const tag of [decomposed, precomposed, precomposed.toUpperCase()]) {
+        const byTag = await t.http().get('/v1/memory/by-tag').query({ tag }).set(asAgent(f)).expect(200);
+        expect(byTag.body.items.map((m: { key: string }) => m.key).sort()).toEqual(['cv_location', 'cv_photo']);
+        const searched = await t.http().get('/v1/memory/search').query({ q: 'CV', tag }).set(asAgent(f)).expect(200);
+        expect(searched.body.items.map((m: { key: string }) => m.key).sort()).toEqual(['cv_location', 'cv_photo']);
+      }
+    });
+
     it('creates (201), overwrites with history (200), and never duplicates', async () => {
       const first = await storeMemory(t, asAgent(f), {
         category: 'project',

@@ -8,6 +8,12 @@ describe('normalizeTags (seed 002: lower case, case-insensitive)', () => {
     expect(normalizeTags([' Docker', 'docker', 'SWARM', '', '  ', 'swarm '])).toEqual(['docker', 'swarm']);
   });
 
+  it('composes (NFC): a tag typed precomposed or decomposed is one tag, and either filter finds it', () => {
+    expect(normalizeTags(['re\u0301sume\u0301', 'r\u00e9sum\u00e9', 'RE\u0301SUME\u0301'])).toEqual(['r\u00e9sum\u00e9']);
+    expect(normalizeTag('Re\u0301sume\u0301 ')).toBe('r\u00e9sum\u00e9');
+    expect(normalizeTag('\u1100\u1161')).toBe('\uac00');
+  });
+
   it('is idempotent, and a tag filter normalised the same way matches its stored tag', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ maxLength: 20 }), { maxLength: 30 }), (tags) => {
