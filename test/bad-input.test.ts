@@ -118,6 +118,9 @@ describe('bad input', () => {
     expect(field(await t.http().post('/v1/minds').set(owner).send({ name: '\u200b' }).expect(400))).toBe('name');
     // Said once, though it is both blank once trimmed and invisible.
     expect((await t.http().post('/v1/minds').set(owner).send({ name: '\ufeff' }).expect(400)).body.message).toBe('name: must not be empty');
+    // An invisible control character alone is said to be empty, not also to be a control character (helper 17).
+    expect((await t.http().post('/v1/memory').set(asAgent(f)).send({ ...valid, tags: ['\u202e'] }).expect(400)).body.message).toBe('tags[0]: must not be empty');
+    expect((await t.http().post('/v1/minds').set(owner).send({ name: '\u202e' }).expect(400)).body.message).toBe('name: must not be empty');
     expect(field(await t.http().post('/v1/minds').set(owner).send({ name: 'ok', external_id: '\u200b\u200b' }).expect(400))).toBe('external_id');
     expect(field(await t.http().get('/v1/memory/search').query({ q: '\u200b' }).set(asAgent(f)).expect(400))).toBe('q');
     expect(field(await t.http().get('/v1/memory/recall').query({ q: '\u0301' }).set(asAgent(f)).expect(400))).toBe('q');

@@ -55,7 +55,7 @@ export function oneLine(max: number) {
     .trim()
     .min(1, { message: 'must not be empty', abort: true })
     // A zero-width space alone was a mind's, a key's or a speaker's name shown as nothing (a newcomer's).
-    .refine(hasVisibleText, { message: 'must not be empty' })
+    .refine(hasVisibleText, { message: 'must not be empty', abort: true })
     .refine((s) => charLength(s) <= max, { message: `must be at most ${max} characters` })
     .refine((s) => !NOT_ONE_LINE.test(s), { message: 'must be one line without control characters' });
 }
@@ -64,7 +64,7 @@ export function oneLine(max: number) {
 export function tagText(max: number) {
   return z
     .string({ message: 'must be a string' })
-    .refine(hasVisibleText, { message: 'must not be empty' })
+    .refine(hasVisibleText, { message: 'must not be empty', abort: true })
     .refine((t) => charLength(t.trim()) <= max, { message: `must be at most ${max} characters` })
     .refine((t) => !NOT_ONE_LINE.test(t) && !t.includes(','), { message: 'must not contain commas or control characters' });
 }
@@ -113,7 +113,7 @@ export function textParam(max: number, required = false) {
       .string({ message: required ? 'is required' : 'must be text' })
       .trim()
       .min(1, { message: 'must not be empty', abort: true })
-      .refine(hasVisibleText, { message: 'must not be empty' })
+      .refine(hasVisibleText, { message: 'must not be empty', abort: true })
       .refine((s) => charLength(s) <= max, { message: `must be at most ${max} characters` }),
   );
 }

@@ -23,7 +23,7 @@ const message = z
     speaker: oneLine(100).optional(),
     content: z
       .string({ message: 'must be a string' })
-      .refine(hasVisibleText, { message: 'must not be empty' })
+      .refine(hasVisibleText, { message: 'must not be empty', abort: true })
       .refine((s) => Buffer.byteLength(s, 'utf8') <= CONTENT_MAX_BYTES, { message: `must be at most ${CONTENT_MAX_BYTES} bytes (32 KiB) of UTF-8` }),
     /** When it was said; past times are processed on that event time. Default: now. */
     occurred_at: isoDateTime.optional(),
