@@ -46,7 +46,7 @@ describe('MCP server at /mcp', () => {
   });
 
   /** Tool names in the order tools/list gives them. */
-  const TOOLS = ['recall', 'remember', 'search', 'get', 'update', 'history', 'related_memories', 'forget', 'list_expiring', 'append_messages'];
+  const TOOLS = ['recall', 'remember', 'search', 'get', 'update', 'history', 'related_memories', 'forget', 'list_expiring', 'append_messages', 'end_conversation'];
 
   it('lists the tools with the enums and bounds the API accepts, an output schema each, and no jargon', async () => {
     const client = await connect(asAgent(a));
@@ -328,6 +328,25 @@ describe('MCP server at /mcp', () => {
     expect(result.structuredContent).toMatchObject({ conversation_id: 'mcp-chat-1', message_ids: [expect.any(String), expect.any(String)], remembered: expect.any(Array), facts: [] });
     const stm = await t.http().get('/v1/conversations/mcp-chat-1/stm').set(asAgent(a)).expect(200);
     expect(stm.body.entries.map((e: { content: string }) => e.content)).toEqual([expect.stringContaining('meeting with the investors')]);
+  });
+
+  it('end_conversation decides what the conversation still holds: what mattered is remembered, the rest let go', async () => {
+    const client = await connect(asAgent(a));
+    await call(client, 'append_messages', {
+      conversation_id: 'mcp-chat-2',
+      messages: [
+        { role: 'user', content: 'My daughter starts school in Porto in September', importance: 0.9 },
+        { role: 'user', content: 'maybe we could look at some other options later on', importance: 0.3 },
+      ],
+    });
+    const ended = await call(client, 'end_conversation', { conversation_id: 'mcp-chat-2' });
+    expect(ended.isError).toBeFalsy();
+    expect(ended.structuredContent).toEqual({ conversation_id: 'mcp-chat-2', remembered: [{ memory_id: expect.any(String), key: expect.any(String), status: 'created' }], discarded: 1 });
+    const memoryId = (ended.structuredContent as { remembered: { memory_id: string }[] }).remembered[0]!.memory_id;
+    expect((await t.http().get(`/v1/memory/${memoryId}`).set(asAgent(a)).expect(200)).body.content).toContain('Porto');
+    expect((await t.http().get('/v1/conversations/mcp-chat-2/stm').set(asAgent(a)).expect(200)).body.entries).toEqual([]);
+    expect((await call(client, 'end_conversation', { conversation_id: 'mcp-chat-2' })).structuredContent).toEqual({ conversation_id: 'mcp-chat-2', remembered: [], discarded: 0 });
+    expect(textOf(await call(client, 'end_conversation', { conversation_id: 'has space' }))).toMatch(/^conversation_id: must be 1 to 200 characters/);
   });
 
   it("answers the API's validation messages as tool errors, never a crash", async () => {

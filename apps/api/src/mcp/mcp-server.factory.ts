@@ -7,6 +7,7 @@ import type { MemoryScope } from '../memory/memory-scope';
 import { MemoryWriteService } from '../memory/memory-write.service';
 import { MindAccess } from '@engram/services';
 import { registerAppendMessagesTool } from './tools/append-messages.tool';
+import { registerEndConversationTool } from './tools/end-conversation.tool';
 import { registerForgetTool } from './tools/forget.tool';
 import { registerGetTool } from './tools/get.tool';
 import { registerHistoryTool } from './tools/history.tool';
@@ -67,6 +68,7 @@ export class McpServerFactory {
     registerForgetTool(server, scope, { writes: this.writes, ...refs });
     registerListExpiringTool(server, scope, this.reads);
     registerAppendMessagesTool(server, scope, this.conversations);
+    registerEndConversationTool(server, scope, this.conversations);
     registerRecallResource(server, scope, this.reads);
     return server;
   }

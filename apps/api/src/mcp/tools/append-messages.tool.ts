@@ -11,13 +11,21 @@ import { DATE_TIME, NOT_BLANK, amend, arg, oneLineText, propertyOf, toolInput } 
 /** A message's `speaker`: `oneLine(100)` in the REST schema. */
 const SPEAKER_MAX_LENGTH = 100;
 
+/** The conversation a tool works on: the REST path's conversation id rule. */
+export const conversationIdArg = arg(
+  { type: 'string', minLength: 1, maxLength: 200, pattern: CONVERSATION_ID_PATTERN.source, examples: ['chat-2026-06-28'] },
+  'Your name for this conversation, the same for all its messages: 1-200 letters, digits, ".", "_", ":" or "-".',
+);
+
+/** The tool's `conversation_id` as the REST path takes it; a bad one is named by the tool's argument name. */
+export function conversationArg(args: Record<string, unknown>): string {
+  return renamed(() => conversationId(typeof args.conversation_id === 'string' ? args.conversation_id : ''), { conversationId: 'conversation_id' });
+}
+
 /** Advertised arguments: the REST path's conversation id rule and the REST body's messages. */
 export const appendMessagesInput = toolInput(
   {
-    conversation_id: arg(
-      { type: 'string', minLength: 1, maxLength: 200, pattern: CONVERSATION_ID_PATTERN.source, examples: ['chat-2026-06-28'] },
-      'Your name for this conversation, the same for all its messages: 1-200 letters, digits, ".", "_", ":" or "-".',
-    ),
+    conversation_id: conversationIdArg,
     messages: arg(
       // The message rules zod states as refinements: content not blank, speaker one line, a date-time.
       amend(propertyOf(AppendMessagesSchema, 'messages'), ['items'], { content: NOT_BLANK, speaker: oneLineText(SPEAKER_MAX_LENGTH), occurred_at: DATE_TIME }),
@@ -29,13 +37,15 @@ export const appendMessagesInput = toolInput(
 
 const id = z.string().meta({ format: 'uuid' });
 const key = z.string();
+/** A memory a conversation made (created) or found repeated and strengthened (reinforced). */
+export const rememberedSchema = z.object({ memory_id: id, key, status: z.enum(['created', 'reinforced']) });
 
 export const appendMessagesOutput = z.object({
   conversation_id: z.string(),
   message_ids: z.array(id).describe('one per message stored, in order (a message whose client_id the conversation held is skipped)'),
   duplicates: z.number().int().describe('messages skipped: the conversation already held their client_id'),
   remembered: z
-    .array(z.object({ memory_id: id, key, status: z.enum(['created', 'reinforced']) }))
+    .array(rememberedSchema)
     .describe('memories this call made from the conversation (created) or found repeated and strengthened (reinforced)'),
   facts: z
     .array(z.object({ memory_id: id, category: MemoryViewSchema.shape.category, key, status: z.enum(['created', 'updated', 'unchanged']) }))
@@ -58,7 +68,7 @@ export function registerAppendMessagesTool(server: McpServer, scope: MemoryScope
     },
     (args) =>
       run(async () => {
-        const conversation = renamed(() => conversationId(typeof args.conversation_id === 'string' ? args.conversation_id : ''), { conversationId: 'conversation_id' });
+        const conversation = conversationArg(args);
         const messages = Array.isArray(args.messages) ? args.messages.map((m: unknown) => (m !== null && typeof m === 'object' ? defined(m as Record<string, unknown>) : m)) : args.messages;
         const body = parseAs(AppendMessagesSchema, { messages });
         const result = await conversations.append(scope, conversation, body.messages);
