@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { DATABASE, type DB } from '@engram/db';
 import { AccessRecorder } from '@engram/services';
 import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+import { ownerQuery } from './support/test-db';
 
 // The hot paths' statements run as named prepared statements (libs/db prepared.ts), each
 // execution still planned for its own values; with DATABASE_PREPARED_STATEMENTS=false (a
@@ -59,5 +60,19 @@ describe.each([
       expect(names.rows).toEqual([]);
       expect(mode.rows[0]?.plan_cache_mode).toBe('auto');
     }
+  });
+
+  // Last: it changes the connection. CI's faults test: PostgreSQL restarted while a transaction held a connection between two
+  // statements, and pg emitted the server's FATAL as an unhandled 'error': the process died.
+  it('a connection the server ends while a unit of work holds it fails that work, not the process; the next request gets a new one', async () => {
+    const work = db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+      await ownerQuery(t.db)('select pg_terminate_backend($1)', [rows[0]!.pid]);
+      // The FATAL arrives while no statement of this connection runs.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await sql`select 1`.execute(trx);
+    });
+    await expect(work).rejects.toThrow();
+    await t.http().get('/v1/memory/search').query({ q: 'boat' }).set(asAgent(f)).expect(200);
   });
 });

@@ -131,6 +131,11 @@ export async function openDatabase(config: AppConfig): Promise<DatabaseHandle> {
     // An idle connection dropped by the server (restart, failover) must not crash the process;
     // the pool replaces it and requests meanwhile answer 503.
     pool.on('error', (error) => new Logger('Database').warn(`a pooled connection was lost: ${error.message}`));
+    // A connection lost while a unit of work holds it (pg-pool listens only to idle ones): the
+    // error goes to its next statement, which fails that work (503), and the pool drops it on
+    // release. Without a listener, pg emits it as an unhandled 'error' and the process died (CI's
+    // faults test caught the worker so when PostgreSQL restarted mid-transaction).
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool, onCreateConnection: becomeAppRole }), plugins: [new CompactContentPlugin()] });
     const handle: DatabaseHandle = { db, mode: 'postgres', applied: [], close: () => db.destroy() };
     await verifyDatabase(handle);
