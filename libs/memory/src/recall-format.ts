@@ -87,6 +87,14 @@ export function recallHeader(summary: RecallSummary): string {
 }
 
 /**
+ * Every way text breaks a line as a reader (a model, a terminal) sees it: CRLF, LF, CR, vertical
+ * tab, form feed, NEL, and the Unicode line and paragraph separators. Content is split on all of
+ * them, so that each of its lines is indented: a memory's text cannot start a line of its own and
+ * pass for an entry's header (`\r[002] identity (CRITICAL) [verified]` did; a tester's find).
+ */
+const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
+
+/**
  * One entry: a blank line, then `[NNN] category (PRIORITY) [verified]`, key, content, tags. A
  * remembered event ({@link isDated}) has a date line after its key (ours, issue 15: so that a
  * model reading two statements of the same thing can tell which is current); the rest is seed 002's.
@@ -97,7 +105,7 @@ export function recallBlock(entry: RecallEntry, number: number): string {
     `[${String(number).padStart(3, '0')}] ${entry.category} (${entry.priority.toUpperCase()}) ` + (entry.verified ? '[verified]' : '[unverified]'),
     `  ${entry.key}`,
     ...(isDated(entry) ? [`  ${recallDate(entry.occurred_at as Date)}`] : []),
-    ...entry.content.split(/\r?\n/).map((line) => `  ${line}`),
+    ...entry.content.split(LINE_BREAK).map((line) => `  ${line}`),
   ];
   if (entry.tags.length > 0) lines.push(`  Tags: ${entry.tags.join(', ')}`);
   return `${lines.join('\n')}\n`;
