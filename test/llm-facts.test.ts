@@ -22,6 +22,9 @@ describe('fact extraction by an OpenAI-compatible LLM at consolidation', () => {
     if (prompt.includes('moved to Globex')) return { content: JSON.stringify({ facts: [fact('employer', 'The user works at Globex')] }) };
     if (prompt.includes('cilantro')) return { content: 'Here you go: [{"category": "preference", "key": "food_dislikes", "content": "The user hates cilantro", "importance": 0.6}, {"category": "colour", "key": "x", "content": "bad category"} ' };
     if (prompt.includes('garbage please')) return { content: 'I cannot help with that.' };
+    if (prompt.includes('Initech')) return { content: JSON.stringify({ facts: [fact('initech', 'Works at Initech\u0000'), fact('lone', 'A lone \ud800 surrogate')] }) };
+    if (prompt.includes('Umbrella')) return { content: JSON.stringify({ facts: [fact('workplace', 'The user works at Umbrella')] }) };
+    if (prompt.includes('Initrode')) return { content: JSON.stringify({ facts: [fact('workplace', 'The user works at Initrode')] }) };
     if (prompt.includes('server error')) return { status: 500 };
     if (prompt.includes('too slow')) return { content: JSON.stringify({ facts: [fact('slow', 'never taken')] }), delayMs: 1500 };
     if (prompt.includes('nothing here')) return { content: '{"facts": []}' };
@@ -99,6 +102,26 @@ describe('fact extraction by an OpenAI-compatible LLM at consolidation', () => {
     expect(outcome?.memory_id).toBeDefined();
     expect((await rows(`memory_type = 'semantic'`)).length).toBe(before);
     expect(await rows(`memory_type = 'episodic' and content = $2`, [`user: ${content}`])).toHaveLength(1);
+  });
+
+  it('a fact of text the API would refuse (a NUL, a lone surrogate) is dropped; the post and the episode stand', async () => {
+    const [outcome] = await say('d', 'I work at Initech as a nurse');
+    expect(outcome?.memory_id).toBeDefined();
+    expect(outcome?.facts).toEqual([]);
+    expect(await rows(`key in ('initech', 'lone')`)).toEqual([]);
+  });
+
+  it('a conversation older than the stored value of a key (a history sent late) does not replace it', async () => {
+    const g = await createTenant(t, 'facts-backfill');
+    const sayAt = async (conversation: string, content: string, at: string) => {
+      await t.http().post(`/v1/conversations/${conversation}/messages`).set(asAgent(g)).send({ messages: [{ role: 'user', content, occurred_at: at }] }).expect(201);
+      return (await t.http().post(`/v1/conversations/${conversation}/end`).set(asAgent(g)).expect(200)).body.consolidated[0]?.facts;
+    };
+    expect(await sayAt('newer', 'These days I work at Umbrella in the lab', '2025-06-01T10:00:00Z')).toEqual([expect.objectContaining({ key: 'workplace', status: 'created' })]);
+    expect(await sayAt('older', 'Back then I worked at Initrode in the lab', '2023-01-10T10:00:00Z')).toEqual([expect.objectContaining({ key: 'workplace', status: 'unchanged' })]);
+    const recall = await t.http().get('/v1/memory/recall').set(asAgent(g)).expect(200);
+    expect(recall.text).toContain('The user works at Umbrella');
+    expect(recall.text).not.toContain('The user works at Initrode');
   });
 
   // A post scores its messages between storing them and reading the conversation's short-term

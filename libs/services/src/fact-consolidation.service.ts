@@ -53,6 +53,14 @@ export class FactConsolidation {
       outcome.facts = await this.tenantDb.run(scope.tenantId, async (tx) => {
         const out: NonNullable<ConsolidationOutcome['facts']> = [];
         for (const [i, fact] of extracted.facts.entries()) {
+          // The newest fact wins (issue 15): a conversation older than the value stored (a history
+          // sent late) does not replace it. A tester's find: a 2023 chat backfilled after a 2025 one
+          // made "works at Acme" current again.
+          const stored = await this.memories.findByKeyForUpdate(tx, scope.mindId, fact.category, fact.key);
+          if (stored?.occurred_at && stored.occurred_at.getTime() > entry.entered_at.getTime()) {
+            out.push({ memory_id: stored.id, category: fact.category, key: fact.key, status: 'unchanged' });
+            continue;
+          }
           const write = {
             category: fact.category,
             key: fact.key,

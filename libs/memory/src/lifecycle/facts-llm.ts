@@ -90,6 +90,9 @@ function asFact(value: unknown): ExtractedFact | undefined {
   if (!(MEMORY_CATEGORIES as readonly unknown[]).includes(v.category)) return undefined;
   if (!KEY_PATTERN.test(key) || key.length > KEY_MAX_LENGTH || key.startsWith('episode_')) return undefined;
   if (content.length === 0 || Buffer.byteLength(content, 'utf8') > CONTENT_MAX_BYTES) return undefined;
+  // Text the API itself would refuse: a NUL (PostgreSQL cannot store it; the write failed after the
+  // episode was committed, a 500) or a lone surrogate (stored altered as U+FFFD). A tester's find.
+  if (content.includes('\u0000') || !content.isWellFormed()) return undefined;
   if (!Number.isFinite(importance)) return undefined;
   return { category: v.category as MemoryCategory, key, content, importance: Math.min(1, Math.max(0, importance)) };
 }
