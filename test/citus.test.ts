@@ -399,7 +399,7 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
       const others = { d: await countsOf(d.tenantId), a: await countsOf(a.tenantId), b: await countsOf(b.tenantId) };
       const before = await countsOf(e.tenantId);
       const purged = await t.http().delete(`/v1/minds/${mind!.id}/memories`).set(bearer(e)).expect(200);
-      expect(purged.body).toEqual({ mind_id: mind!.id, memories: 2, versions: 4, tombstones: 0, stm_entries: 0 });
+      expect(purged.body).toEqual({ mind_id: mind!.id, memories: 2, versions: 4, tombstones: 0, stm_entries: 0, webhook_deliveries: 0 });
       expect(await countsOf(e.tenantId)).toEqual({ ...before, memories: before['memories']! - 2, memory_versions: before['memory_versions']! - 4 });
 
       await t.http().post('/v1/conversations/c9/messages').set(asAgent(e)).send({ messages: [{ content: 'I really love the new office in Berlin' }] }).expect(201);

@@ -270,7 +270,7 @@ describe('data rights', () => {
     await t.http().delete(`/v1/minds/${mind!.id}/memories`).set(asAgent(c)).expect(403);
     await t.http().delete(`/v1/minds/${b.mindId}/memories`).set(bearer(c)).expect(404);
     const res = await t.http().delete(`/v1/minds/${mind!.id}/memories`).set(bearer(c)).expect(200);
-    expect(res.body).toEqual({ mind_id: mind!.id, ...target, stm_entries: 1 });
+    expect(res.body).toEqual({ mind_id: mind!.id, ...target, stm_entries: 1, webhook_deliveries: 0 });
 
     expect(await mindCounts(c.tenantId, mind!.id)).toEqual({ memories: 0, versions: 0, tombstones: 0 });
     // Nothing of the purged mind comes back: an explicit save (as the sleep cycle would) finds no short-term memory.

@@ -183,6 +183,25 @@ describe('webhooks through BullMQ (API + worker)', () => {
     expect(delivery).toMatchObject({ id: [...ids][0], status: 'succeeded', attempts: 3, last_status_code: 204 });
   });
 
+  // A tester's find: a delivery still retrying after a purge sent the purged memory's content.
+  it('purging a mind takes the webhook deliveries about its memories with it: a retry never sends purged content', async () => {
+    const f = await createTenant(t, 'purged');
+    const down = await new Receiver().start();
+    const url = down.url;
+    await down.stop();
+    const hook = await register(t.http, f, url, ['memory.created']);
+    await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'identity', key: 'user_ssn', content: 'SECRET-SSN 123-45-6789' }).expect(201);
+    await waitFor('the delivery recorded', async () => ((await deliveries(t.http, f, hook.id)).body.items.length > 0 ? true : undefined));
+    const purge = await t.http().delete(`/v1/minds/${f.mindId}/memories`).set('Authorization', `Bearer ${f.token}`).expect(200);
+    expect(purge.body).toMatchObject({ memories: 1, webhook_deliveries: 1 });
+    expect((await deliveries(t.http, f, hook.id)).body.items).toEqual([]);
+    expect(await ownerQuery(t.db)<{ n: number }>(`select count(*)::int as n from webhook_deliveries where payload::text like '%SECRET-SSN%'`)).toEqual([{ n: 0 }]);
+    await down.start();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(down.got).toEqual([]);
+    await down.stop();
+  });
+
   it('a receiver that is down and then back gets the event: nothing lost, any repeat with the same webhook-id', async () => {
     const f = await createTenant(t, 'down');
     const hook = await register(t.http, f, receiver.url, ['memory.created']);

@@ -1549,6 +1549,8 @@ export interface components {
             tombstones: number;
             /** @description history entries deleted */
             versions: number;
+            /** @description webhook deliveries about the mind's memories deleted, pending or done (their payloads hold the content) */
+            webhook_deliveries: number;
         };
         RegisterDto: {
             /** Format: email */

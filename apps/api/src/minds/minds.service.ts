@@ -4,6 +4,7 @@ import {
   MindsRepository,
   PG_UNIQUE_VIOLATION,
   TenantDb,
+  WebhooksRepository,
   pgErrorCode,
   type Mind,
   type MindKeyListing,
@@ -48,6 +49,7 @@ export class MindsService {
     private readonly tenantDb: TenantDb,
     private readonly minds: MindsRepository,
     private readonly keys: MindKeysRepository,
+    private readonly webhooks: WebhooksRepository,
     private readonly keyLookups: KeyLookupCache,
   ) {}
 
@@ -98,9 +100,13 @@ export class MindsService {
     return mindView(await this.tenantDb.run(principal.tenantId, (tx) => this.mustFind(tx, id)));
   }
 
-  /** Deletes the mind with its memories, versions, messages and keys. @throws AppError 404 */
+  /** Deletes the mind with its memories, versions, messages, keys and the webhook deliveries about its memories. @throws AppError 404 */
   async delete(principal: TenantCaller, id: string): Promise<void> {
-    const deleted = await this.tenantDb.run(principal.tenantId, (tx) => this.minds.delete(tx, id));
+    const deleted = await this.tenantDb.run(principal.tenantId, async (tx) => {
+      const gone = await this.minds.delete(tx, id);
+      if (gone) await this.webhooks.deleteForMind(tx, id);
+      return gone;
+    });
     // Its keys went with it: no cached look-up may still let them in.
     this.keyLookups.clear();
     if (!deleted) throw AppError.notFound('mind');

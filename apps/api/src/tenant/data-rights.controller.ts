@@ -128,8 +128,8 @@ export class DataRightsController {
 
   /**
    * Deletes all of a mind's memories with their history, eviction tombstones and short-term memory
-   * (the mind, its keys and messages stay): 200 `{mind_id, memories, versions, tombstones,
-   * stm_entries}`, the counts deleted. 404 for a mind that is not this tenant's.
+   * (the mind, its keys and messages stay), and the webhook deliveries about them: 200 `{mind_id,
+   * memories, versions, tombstones, stm_entries, webhook_deliveries}`, the counts deleted. 404 for a mind that is not this tenant's.
    */
   @UsersOnly('owner')
   @Delete('minds/:id/memories')

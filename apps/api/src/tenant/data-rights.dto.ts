@@ -138,6 +138,7 @@ export const PurgeResultSchema = z.object({
   versions: z.number().describe('history entries deleted'),
   tombstones: z.number().describe('eviction tombstones deleted'),
   stm_entries: z.number().describe("entries of the mind's short-term memory deleted (its conversations' buffers)"),
+  webhook_deliveries: z.number().describe("webhook deliveries about the mind's memories deleted, pending or done (their payloads hold the content)"),
 });
 export class PurgeResultDto extends createZodDto(PurgeResultSchema) {}
 

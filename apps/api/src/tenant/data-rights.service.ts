@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { MemoriesRepository, MemoryVersionsRepository, MindsRepository, StmRepository, TenantDb, TenantsRepository, TombstonesRepository } from '@engram/db';
+import { MemoriesRepository, MemoryVersionsRepository, MindsRepository, StmRepository, TenantDb, TenantsRepository, TombstonesRepository, WebhooksRepository } from '@engram/db';
 import { AppError, type FieldProblem } from '@engram/services';
 import type { UserPrincipal } from '../auth/principal';
 import { KeyLookupCache } from '../auth/key-lookup-cache';
@@ -18,14 +18,16 @@ export class DataRightsService {
     private readonly versions: MemoryVersionsRepository,
     private readonly tombstones: TombstonesRepository,
     private readonly stm: StmRepository,
+    private readonly webhooks: WebhooksRepository,
     private readonly keyLookups: KeyLookupCache,
   ) {}
 
   /**
    * Deletes every memory of a mind with its history, its eviction tombstones and the short-term
    * memory of its conversations (what the sleep cycle or an explicit save would otherwise turn
-   * into memories again), in one transaction; the mind, its keys and its conversation messages stay.
-   * @returns `{mind_id, memories, versions, tombstones, stm_entries}`: how many of each were deleted
+   * into memories again), and the webhook deliveries about them (pending ones would still send the
+   * content), in one transaction; the mind, its keys and its conversation messages stay.
+   * @returns `{mind_id, memories, versions, tombstones, stm_entries, webhook_deliveries}`: how many of each were deleted
    * @throws AppError 404 when the mind is not this tenant's.
    */
   async purgeMind(principal: UserPrincipal, mindId: string) {
@@ -35,7 +37,8 @@ export class DataRightsService {
       const memories = await this.memories.deleteForMind(tx, mindId);
       const tombstones = await this.tombstones.deleteForMind(tx, mindId);
       const stmEntries = await this.stm.deleteForMind(tx, mindId);
-      return { mind_id: mindId, memories, versions, tombstones, stm_entries: stmEntries };
+      const deliveries = await this.webhooks.deleteForMind(tx, mindId);
+      return { mind_id: mindId, memories, versions, tombstones, stm_entries: stmEntries, webhook_deliveries: deliveries };
     });
   }
 

@@ -90,6 +90,21 @@ export class WebhooksRepository {
   }
 
   /**
+   * Deletes every delivery about the mind's memories, pending or done: their payloads carry the
+   * memories' content, and a purge or the mind's deletion must not leave it to be sent (a retry
+   * delivered a purged memory's text) nor kept (data rights). @returns how many were deleted
+   */
+  @GenerateSql({ params: [SAMPLE.uuid] })
+  async deleteForMind(tx: TenantTx, mindId: string): Promise<number> {
+    const result = await tx.trx
+      .deleteFrom('webhook_deliveries')
+      .where('tenant_id', '=', tx.tenantId)
+      .where(sql<string>`payload -> 'data' ->> 'mind_id'`, '=', mindId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /**
    * The outbox: one pending delivery per event and enabled endpoint of the tenant subscribed to
    * its type, in one statement. @returns the deliveries' ids (to dispatch after commit)
    */
