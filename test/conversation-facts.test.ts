@@ -102,6 +102,20 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
     }
   });
 
+  // A tester's (memobase#124 tried on Engram): the changed taste was discarded at 0.48, the old one kept.
+  it('a taste taken back ("I don\'t like jazz" after "I like jazz") is kept beside the old one, newest first', async () => {
+    const f = await createTenant(t, 'taste-taken-back');
+    await post(f, 'j1', 'I like jazz, I listen to it every evening.');
+    clock.advance(MINUTE);
+    expect((await t.http().post('/v1/conversations/j1/end').set(asAgent(f)).expect(200)).body.consolidated).toHaveLength(1);
+    clock.advance(60 * MINUTE);
+    await post(f, 'j2', "I don't like jazz anymore.");
+    clock.advance(MINUTE);
+    expect((await t.http().post('/v1/conversations/j2/end').set(asAgent(f)).expect(200)).body).toMatchObject({ consolidated: [expect.objectContaining({ status: 'created' })], discarded: 0 });
+    const found = await t.http().get('/v1/memory/search').query({ q: 'does the user like jazz' }).set(asAgent(f)).expect(200);
+    expect(found.body.items.map((m: { content: string }) => m.content)).toEqual(["user: I don't like jazz anymore.", 'user: I like jazz, I listen to it every evening.']);
+  });
+
   it('leaves out chatter', async () => {
     const f = await createTenant(t, 'chatter');
     for (const content of ['Wow, that is amazing!', 'Thanks so much!', 'haha ok', 'Sounds good, see you!']) {

@@ -15,6 +15,12 @@ export const PLAIN_FACTS: readonly string[] = [
   "I'm vegetarian.",
   'I have asthma.',
   "I don't eat pork.",
+  // Dislikes and refusals are preferences too (a tester's: "I don't like jazz" after "I like jazz" was discarded at 0.48).
+  "I don't like jazz.",
+  'I do not like cilantro',
+  'I dislike cilantro',
+  "I'm not a fan of jazz",
+  "I don't want to be contacted on weekends",
   'I switched to a vegan diet.',
   'I no longer work at Acme.',
   '저는 삼성에서 소프트웨어 엔지니어로 일해요',
