@@ -132,6 +132,19 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(old.body.source_refs).not.toContain(said.body.message_ids[0]);
   });
 
+  it('a system message is logged but never attended: a system prompt re-sent every turn does not become a memory', async () => {
+    const system = { role: 'system', content: 'User Memories:\nMind: m\nMemories: 1 total (1 verified, 0 unverified)\n\n[001] preference (NORMAL) [verified]\n  coffee\n  Drinks coffee black' };
+    for (let turn = 0; turn < 3; turn++) {
+      const res = await post('c4d', [system, { role: 'user', content: `what should I cook tonight, try ${turn}?`, importance: 0.1 }]).expect(201);
+      expect(res.body).toMatchObject({ message_ids: [expect.any(String), expect.any(String)], rehearsed: 0, reinforced: [] });
+      clock.advance(40_000);
+    }
+    const stm = await t.http().get('/v1/conversations/c4d/stm').set(asAgent(f)).expect(200);
+    expect(stm.body.entries.map((e: { content: string }) => e.content).join('\n')).not.toContain('User Memories');
+    const ended = await t.http().post('/v1/conversations/c4d/end').set(asAgent(f)).expect(200);
+    for (const c of ended.body.consolidated) expect((await t.http().get(`/v1/memory/${c.memory_id}`).set(asAgent(f)).expect(200)).body.content).not.toContain('User Memories');
+  });
+
   it('past messages run on event time: an hour later the earlier entries have left STM; what they consolidate into starts its life now', async () => {
     const base = Date.parse('2026-04-01T10:00:00Z');
     const res = await post('c5', [
