@@ -16,6 +16,18 @@ describe('memory API (seed 002)', () => {
   afterAll(() => t.close());
 
   describe('upsert by (category, key)', () => {
+    it('a key stored again with new content and no date is dated now; the same content again keeps its date', async () => {
+      const old = await storeMemory(t, asAgent(f), { category: 'fact', key: 'user_employer_dated', content: 'The user works at Acme.', occurred_at: '2023-01-01T00:00:00Z' }).expect(201);
+      expect(old.body.occurred_at).toBe('2023-01-01T00:00:00.000Z');
+      const same = await storeMemory(t, asAgent(f), { category: 'fact', key: 'user_employer_dated', content: 'The user works at Acme.' }).expect(200);
+      expect(same.body.occurred_at).toBe('2023-01-01T00:00:00.000Z');
+      const changed = await storeMemory(t, asAgent(f), { category: 'fact', key: 'user_employer_dated', content: 'The user works at Globex.' }).expect(200);
+      expect(Date.parse(changed.body.occurred_at)).toBeGreaterThan(Date.parse('2026-01-01T00:00:00Z'));
+      const recall = await t.http().get('/v1/memory/recall').set(asAgent(f)).expect(200);
+      expect(recall.text).toContain('The user works at Globex.');
+      expect(recall.text).not.toContain('2023-01-01');
+    });
+
     it('keeps one tag for the precomposed and the decomposed spelling of a word, and either filter finds it', async () => {
       const decomposed = 're\u0301sume\u0301';
       const precomposed = 'r\u00e9sum\u00e9';
