@@ -148,6 +148,10 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     ['I live in Lisbon', 'I will live in Lisbon'],
     ['My blood sugar goes up after lunch', 'My blood sugar goes down after lunch'],
     ['I am allergic to penicillin', 'Am I allergic to penicillin?'],
+    // A tester's: a value in lower case, in a long sentence (mem0 #5867 tried on Engram).
+    ['i moved to paris last year with my wife and two kids and our old dog and we rent a small flat near the river', 'i moved to rome last year with my wife and two kids and our old dog and we rent a small flat near the river'],
+    ['my favourite colour has always been blue since i was a little kid growing up by the sea', 'my favourite colour has always been green since i was a little kid growing up by the sea'],
+    ['the doctor told me last week that i am allergic to penicillin and should carry a card', 'the doctor told me last week that i am allergic to amoxicillin and should carry a card'],
   ])('a negation or a changed value is another statement: %s / %s', (a, b) => {
     expect(sameStatement(`user: ${a}`, `user: ${b}`, DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(false);
     // Each is still the same as itself, said again.
