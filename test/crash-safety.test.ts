@@ -85,7 +85,9 @@ describe('worker crash safety', () => {
         }
         return state === 'completed' ? (job as Job) : undefined;
       },
-      40_000,
+      // The job's whole run, the worker's start included: 40 s was passed once by the uninterrupted
+      // reference sweep on a CI machine loaded by other work. Speed is bench/'s to measure.
+      90_000,
       100,
     );
 
