@@ -159,6 +159,16 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     expect(sameStatement(`user: ${b}`, `user: ${b}!`, DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(true);
   });
 
+  // A newcomer's: typed on a phone ("don’t") or without an apostrophe ("dont"), the negation was not
+  // seen, and "I don’t like spicy Thai food" reinforced "I like spicy Thai food".
+  it.each([["I don\u2019t like spicy Thai food a lot"], ["I can\u2019t eat spicy Thai food a lot"], ['I dont like spicy Thai food a lot'], ['I dont really like spicy Thai food a lot']])(
+    'a negation typed with a curly apostrophe or none is a negation: %s',
+    (negated) => {
+      expect(sameStatement('user: I like spicy Thai food a lot', `user: ${negated}`, DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(false);
+      expect(sameStatement("user: I don't like spicy Thai food a lot", 'user: I don\u2019t like spicy Thai food a lot', DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(true);
+    },
+  );
+
   it("a negation said another way is the same statement: don't / do not", () => {
     expect(sameStatement('user: I do not have a car', "user: I don't have a car", DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(true);
   });

@@ -76,7 +76,7 @@ export function valueWords(text: string): Set<string> {
  * words; Chinese, Japanese and Korean as the particles and endings that negate).
  */
 const NEGATION =
-  /(?<![\p{L}])(?:not|no|never|nothing|none|nobody|neither|nor|without|nicht|kein|keine|keinen|keinem|keiner|nie|niemals|ne|pas|jamais|aucun|aucune|nunca|ningún|ninguna|sin)(?![\p{L}])|n't(?![\p{L}])|(?<![\p{L}])n'|不|没|沒|無|无|ない|ません|なかった|않|안 |못|없/iu;
+  /(?<![\p{L}])(?:not|no|never|nothing|none|nobody|neither|nor|without|nicht|kein|keine|keinen|keinem|keiner|nie|niemals|ne|pas|jamais|aucun|aucune|nunca|ningún|ninguna|sin)(?![\p{L}])|n't(?![\p{L}])|(?<![\p{L}])(?:dont|doesnt|didnt|cant|wont|isnt|arent|wasnt|werent|havent|hasnt|hadnt|couldnt|shouldnt|wouldnt)(?![\p{L}])|(?<![\p{L}])n'|不|没|沒|無|无|ない|ません|なかった|않|안 |못|없/iu;
 /** The tense a statement is in, as far as its auxiliaries tell (is/was/will): "My wife is pregnant" and "... was pregnant" are two facts. */
 function tenseOf(text: string): 'past' | 'future' | 'present' {
   const lower = expandContractions(text.toLowerCase());
@@ -133,7 +133,9 @@ const CJK_NUMERALS = /[〇一二三四五六七八九十百千万億两兩零]/g
  * lose the new statement (ours; measured by bench/near-duplicates.ts; all but names and numbers
  * after newcomers' and testers' reports).
  */
-export function sameStatement(a: string, b: string, threshold: number): boolean {
+export function sameStatement(typedA: string, typedB: string, threshold: number): boolean {
+  // "don’t" as phones type it is "don't": the negation, tense and turning words read the straight form.
+  const [a, b] = [straightApostrophes(typedA), straightApostrophes(typedB)];
   const xo = contentWordOrder(a);
   const yo = contentWordOrder(b);
   const x = new Set(xo);
