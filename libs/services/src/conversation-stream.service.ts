@@ -25,6 +25,9 @@ import { FactConsolidation } from './fact-consolidation.service';
 import { MindAccess } from './mind-access';
 import type { AppendResult, ConsolidationOutcome, IncomingMessage } from './conversation.types';
 
+/** A system message is logged, never attended nor scored: no person said it (a re-sent prompt became a memory: mem0 #2239). */
+const loggedOnly = (m: IncomingMessage): boolean => m.role === 'system';
+
 /** Who said a message: its speaker, else its role. */
 const speakerOf = (m: IncomingMessage): string => m.speaker ?? m.role;
 
@@ -103,10 +106,8 @@ export class ConversationStream {
       for (const { row, message, importance } of order) {
         at = row.occurred_at.getTime() < received.getTime() ? row.occurred_at : received;
         buffer = await this.advance(tx, scope, conversationId, buffer, at, config, result);
-        // A system message instructs the model, no person said it: a system prompt re-sent every turn (a
-        // recall pasted in) became, as a repetition, a memory holding the recall (mem0 #2239). Logged only.
-        if (message.role === 'system') result.below_attention += 1;
-        const step = message.role === 'system' ? { buffer, entryId: null } : await this.attendTo(tx, scope, conversationId, buffer, { id: row.id, speaker: speakerOf(message), text: message.content, importance }, at, config, result);
+        const step = loggedOnly(message) ? { buffer, entryId: null } : await this.attendTo(tx, scope, conversationId, buffer, { id: row.id, speaker: speakerOf(message), text: message.content, importance }, at, config, result);
+        if (loggedOnly(message)) result.below_attention += 1;
         buffer = step.buffer;
         const entryId = step.entryId;
         await this.messages.markProcessed(tx, row.id, { stm_entry_id: entryId, importance: importance.score, importance_source: importance.path, at: received });
@@ -263,8 +264,7 @@ export class ConversationStream {
       scores.push(
         ...(await Promise.all(
           batch.map(({ message: m, previous }) =>
-            // A system message is never attended (append): not worth a model's call.
-            m.importance !== undefined ? { score: m.importance, path: 'caller' as const } : m.role === 'system' ? { score: 0, path: 'rules' as const } : this.scorer.score(m.content, { speaker: speakerOf(m), role: m.role, previous }, config),
+            m.importance !== undefined ? { score: m.importance, path: 'caller' as const } : loggedOnly(m) ? { score: 0, path: 'rules' as const } : this.scorer.score(m.content, { speaker: speakerOf(m), role: m.role, previous }, config),
           ),
         )),
       );
