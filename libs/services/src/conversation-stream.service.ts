@@ -17,6 +17,7 @@ import {
   stmDecision,
   type StmMessage,
   wordSimilarity,
+  withRememberRequest,
 } from '@engram/memory';
 import { EpisodeConsolidation } from './episode-consolidation.service';
 import { LifecycleSettings } from './lifecycle-settings.service';
@@ -31,8 +32,7 @@ const loggedOnly = (m: IncomingMessage): boolean => m.role === 'system';
 /** Who said a message: its speaker, else its role. */
 const speakerOf = (m: IncomingMessage): string => m.speaker ?? m.role;
 
-/** Messages scored at once (the scorer may call an LLM). */
-const SCORING_BATCH = 8;
+const SCORING_BATCH = 8; // messages scored at once (the scorer may call an LLM)
 
 /**
  * The conversation stream of seed 000 (docs/design.md §4): raw messages are stored as received
@@ -264,7 +264,7 @@ export class ConversationStream {
       scores.push(
         ...(await Promise.all(
           batch.map(({ message: m, previous }) =>
-            m.importance !== undefined ? { score: m.importance, path: 'caller' as const } : loggedOnly(m) ? { score: 0, path: 'rules' as const } : this.scorer.score(m.content, { speaker: speakerOf(m), role: m.role, previous }, config),
+            m.importance !== undefined ? { score: m.importance, path: 'caller' as const } : loggedOnly(m) ? { score: 0, path: 'rules' as const } : this.scorer.score(m.content, { speaker: speakerOf(m), role: m.role, previous }, config).then((r) => withRememberRequest(r, m, config)),
           ),
         )),
       );

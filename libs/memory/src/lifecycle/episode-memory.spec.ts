@@ -29,6 +29,11 @@ describe('the episode an STM entry consolidates into (seed 000)', () => {
     expect((m.payload as { associations: { similar_events: string[] } }).associations.similar_events).toEqual(['a', 'b', 'c']);
   });
 
+  it("an assistant's self-description is a note, not the user's identity or taste", () => {
+    expect(episodeMemory(entry({ content: 'assistant: I am an AI assistant and I love helping you', speaker: 'assistant' }), ctx).category).toBe('note');
+    expect(episodeMemory(entry({ content: 'user: I am a nurse in Lyon', speaker: 'user' }), ctx).category).toBe('identity');
+  });
+
   it('keeps the newest 100 message ids: a memory\'s source_refs limit', () => {
     const ids = Array.from({ length: 195 }, (_, i) => `m${i}`);
     const m = episodeMemory(entry({ message_ids: ids }), ctx);

@@ -17,8 +17,13 @@ export function fitContent(text: string): string {
   return `${chars.slice(0, end).join('')}…`;
 }
 
-/** Seed 002 category of an episode, read from its wording: preferences and identity; else a note. */
-export function episodeCategory(content: string): MemoryCategory {
+/**
+ * Seed 002 category of an episode, read from its wording: preferences and identity; else a note.
+ * An assistant's or a tool's own words ("I am an AI assistant", "I love helping") are no one's
+ * identity nor taste the mind keeps: a note (a tester's find: they were filed as the user's identity).
+ */
+export function episodeCategory(content: string, speaker: string | null = null): MemoryCategory {
+  if (speaker === 'assistant' || speaker === 'tool') return 'note';
   if (/\b(i (really |truly )?(like|love|prefer|enjoy|hate|dislike|adore)|my favou?rite|좋아해|싫어해)\b/i.test(content)) return 'preference';
   if (/\b(my name is|i am an? |i'm an? |i work as|i live in|i'm from|i am from|제 이름은|저는 .+입니다)/i.test(content)) return 'identity';
   return 'note';
@@ -46,7 +51,7 @@ export function episodeMemory(
 ): Omit<NewMemoryInput, 'id'> {
   return {
     mindId: ctx.mindId,
-    category: episodeCategory(entry.content),
+    category: episodeCategory(entry.content, entry.speaker),
     key: episodeKey(entry.id),
     // A speaker's name can push a 32 KiB message past a memory's limit: the raw message stays
     // in the log (source_refs) whole.

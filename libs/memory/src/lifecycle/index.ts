@@ -19,3 +19,4 @@ export * from './episode-memory';
 export * from './facts';
 export * from './plain-facts';
 export * from './facts-llm';
+export * from './remember-request';

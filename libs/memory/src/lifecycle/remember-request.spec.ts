@@ -1,0 +1,59 @@
+import fc from 'fast-check';
+import { DEFAULT_LIFECYCLE } from './lifecycle-defaults';
+import { asksToRemember, withRememberRequest } from './remember-request';
+
+const REQUESTS = [
+  'Remember this: my locker code is 4512',
+  'Please remember that my wife is allergic to peanuts',
+  "Don't forget: the wifi password is tiger42",
+  'Don’t forget that I’m flying to Lisbon on the 12th',
+  'Remember my anniversary is June 3rd',
+  'Keep in mind I am vegan',
+  'Save this: parking spot B12',
+  'Note to self: buy milk',
+  'remember: standup moved to 10am',
+  'Hey, note that I moved to Berlin',
+  'For future reference, my blood type is O+',
+  'Thanks! Also, please remember to book the table',
+  '기억해 줘: 내 사물함 번호는 4512야',
+  '잊지 마, 다음 주 화요일에 치과 예약이 있어',
+  '覚えておいて、私の誕生日は5月3日です',
+  '记住，我对花生过敏',
+];
+// Reminiscence, advice to the other, questions: LoCoMo's friends say these to each other.
+const NOT_REQUESTS = [
+  'Remember when we went to Paris?',
+  'I remember that day',
+  'Do you remember my dog?',
+  'I will never forget that trip',
+  "Don't forget when we met",
+  'I noted that down',
+  'Keep that up!',
+  'Save that for later, lol',
+  'Remember to take breaks',
+  "Don't forget, believe in yourself",
+  'Remember that time I fell?',
+  'Remember that epic block in Game 7?',
+  'Remember that staying positive is very important.',
+];
+
+describe('a request to remember (seed 000 explicit_save_command, said in a conversation)', () => {
+  it.each(REQUESTS)('is a request: %s', (text) => expect(asksToRemember(text)).toBe(true));
+  it.each(NOT_REQUESTS)('is not: %s', (text) => expect(asksToRemember(text)).toBe(false));
+
+  it("lifts a user's request to the explicit-save floor, above the importance trigger", () => {
+    const lifted = withRememberRequest({ score: 0.23, path: 'rules' }, { role: 'user', content: "Don't forget: the wifi password is tiger42" }, DEFAULT_LIFECYCLE);
+    expect(lifted).toEqual({ score: DEFAULT_LIFECYCLE.importance.explicit_save_floor, path: 'explicit_save' });
+    expect(lifted.score).toBeGreaterThanOrEqual(DEFAULT_LIFECYCLE.consolidation.triggers.importance);
+  });
+
+  it("never lowers a score, and leaves an assistant's, a tool's or a system's words alone", () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom('user', 'assistant', 'tool', 'system'), fc.constantFrom(...REQUESTS, ...NOT_REQUESTS), (score, role, content) => {
+        const out = withRememberRequest({ score, path: 'rules' }, { role, content }, DEFAULT_LIFECYCLE);
+        expect(out.score).toBeGreaterThanOrEqual(score);
+        if (role !== 'user' || !asksToRemember(content)) expect(out).toEqual({ score, path: 'rules' });
+      }),
+    );
+  });
+});

@@ -1,0 +1,41 @@
+import { straightApostrophes } from '../apostrophes';
+import { withExplicitSaveFloor, type ImportanceResult } from './importance';
+import type { LifecycleConfig } from './lifecycle-config';
+
+// An imperative at the start of a sentence (after "hey," or "also,"), asking the listener to keep
+// what follows: said politely ("please remember ..."), or followed by a colon ("Note: ...") or by the
+// speaker's own words within three ("remember that my wife ...", "keep in mind I'm vegan"). Advice
+// to the other ("remember to take breaks", "don't forget, believe in yourself"), a reminiscence
+// ("remember when we ...", "remember that time I ...") and "I remember" ask for nothing.
+const OPENER = String.raw`(?:^|[.!?\n]\s*)(?:(?:hey|ok(?:ay)?|also|and|oh|btw|fyi)[,:]?\s+)*`;
+const VERB = String.raw`(?:remember|memori[sz]e|note|save|store|(?:do not|don't|never)\s+forget|keep\s+in\s+mind|make\s+a\s+note(?:\s+of)?|note\s+to\s+self|take\s+note(?:\s+of)?|for\s+future\s+reference|for\s+the\s+record)`;
+const REMINISCENCE = String.raw`(?!\s+(?:when|how|the\s+time|that\s+time|that\s+day|the\s+day)\b)`;
+const ENGLISH = new RegExp(
+  OPENER +
+    String.raw`(?:(?:please|pls)\s+${VERB}${REMINISCENCE}\b|${VERB}${REMINISCENCE}(?:(?:\s+(?:this|that|it))?\s*[:\-–—]\s*\S|,?(?:\s+(?:this|that|it|is|was|about))?(?:\s+[\p{L}']+){0,2}?\s+(?:my|i|i'm|i've|i'll|me|we|we're|our|mine)\b))`,
+  'iu',
+);
+// 기억해 (줘/둬/주세요), 잊지 마, 메모해; 覚えて, 忘れないで; 记住, 别忘了; merk dir; souviens-toi, n'oublie pas; recuerda, no olvides.
+const OTHER = /기억해\s*(?:줘|둬|두|주|놔)|기억해\s*$|잊지\s*마|메모해|覚えて(?:おいて|ください)|忘れないで|记住|記住|别忘了|別忘了|merk\s+dir|vergiss\s+nicht|souviens-toi|n'oublie\s+pas|no\s+olvides|recuerda\s+que/iu;
+
+/**
+ * A person asking the listener to remember what they say ("Remember this: my locker code is
+ * 4512", "don't forget my wife is allergic to peanuts", "기억해 줘"): the conversation's form of
+ * seed 000's `explicit_save_command`, so the message gets the explicit save's importance floor
+ * (docs/design.md §5.1). A reminiscence ("remember when we ...", "I remember ...") is no request.
+ * @returns true when the text asks to be remembered
+ */
+export function asksToRemember(text: string): boolean {
+  const t = straightApostrophes(text.normalize('NFC'));
+  return ENGLISH.test(t) || OTHER.test(t);
+}
+
+/**
+ * A user's message that asks to be remembered ({@link asksToRemember}) is an explicit save: its
+ * importance is at least `importance.explicit_save_floor` (0.8 by default, above the importance
+ * trigger's 0.7, so it consolidates at its first STM step; path `explicit_save`). Another role's
+ * words, and a score already at the floor, are left as they are.
+ */
+export function withRememberRequest(result: ImportanceResult, message: { role: string; content: string }, config: LifecycleConfig): ImportanceResult {
+  return message.role === 'user' && asksToRemember(message.content) ? withExplicitSaveFloor(result, config.importance.explicit_save_floor) : result;
+}
