@@ -254,6 +254,11 @@ describe('retrieval', () => {
       // A bigger budget sends more, never less.
       const more = await recall({ max_tokens: 400 }).expect(200);
       expect(Number(more.headers['x-recall-entries'])).toBeGreaterThan(entries.length);
+      // limit bounds the entries under a budget too, the critical one still first.
+      const capped = await recall({ max_tokens: 400, limit: 2 }).expect(200);
+      expect(capped.headers['x-recall-entries']).toBe('2');
+      expect(capped.text.match(/^\[\d{3}\] /gm)).toHaveLength(2);
+      expect(capped.text).toContain('[001] identity (CRITICAL) [verified]');
     });
 
     it('with q, puts the memories that answer it right after the critical ones', async () => {

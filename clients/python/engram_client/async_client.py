@@ -225,8 +225,8 @@ class AsyncEngram:
 
         Critical memories first, then the newest, or with ``query`` (a question, at most 1000
         characters) the most relevant to it; expired and forgotten ones left out, unverified ones
-        marked. ``max_tokens`` (20..200000, o200k_base tokens) packs as many as fit in that budget;
-        without it, at most ``limit`` (1..1000, default 100) memories. Returns a
+        marked. ``max_tokens`` (20..200000, o200k_base tokens) packs as many as fit in that budget,
+        at most ``limit`` (1..1000, default 200 with a budget, else 100) memories. Returns a
         :class:`~engram_client.Recall`: ``.text``, ``.tokens``, ``.entries``.
         """
         return await self._send(_core.recall(query, max_tokens, limit))

@@ -85,8 +85,8 @@ export function once<T extends z.ZodType>(schema: T, json?: Record<string, unkno
     .meta(input);
 }
 
-/** `limit`: a whole number from 1 to max, written in decimal digits; `fallback` when absent. */
-export function limitParam(max: number, fallback: number) {
+/** `limit`: a whole number from 1 to max, written in decimal digits; absent stays absent. */
+export function optionalLimitParam(max: number) {
   const rule = `must be a whole number from 1 to ${max}`;
   return once(
     z
@@ -95,7 +95,12 @@ export function limitParam(max: number, fallback: number) {
       .transform(Number)
       .pipe(z.number().int().min(1, { message: rule }).max(max, { message: rule })),
     { type: 'integer', minimum: 1, maximum: max },
-  ).default(fallback) as unknown as z.ZodDefault<z.ZodNumber>;
+  );
+}
+
+/** `limit`: a whole number from 1 to max, written in decimal digits; `fallback` when absent. */
+export function limitParam(max: number, fallback: number) {
+  return optionalLimitParam(max).default(fallback) as unknown as z.ZodDefault<z.ZodNumber>;
 }
 
 /** `true` or `false`. */

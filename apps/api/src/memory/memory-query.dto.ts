@@ -2,7 +2,7 @@ import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { DURATION_PATTERN, LINK_RELATIONS, MEMORY_CATEGORIES, MEMORY_LAYERS, MEMORY_PRIORITIES, MEMORY_TIERS, MEMORY_TYPES, TAGS_MAX, TAG_MAX_LENGTH } from '@engram/memory';
 
-import { booleanParam, enumParam, isoDateTime, limitParam, once, tagFilter, textParam } from '../common/zod-fields';
+import { booleanParam, enumParam, isoDateTime, limitParam, optionalLimitParam, once, tagFilter, textParam } from '../common/zod-fields';
 
 // Query strings of the memory API's reads (list, by tag, search, expiring, recall): values arrive
 // as text and are parsed here, with messages that say the rule (`<field>: <rule>`).
@@ -67,8 +67,8 @@ export class ExpiringQueryDto extends createZodDto(ExpiringQuerySchema) {}
 
 export const RecallQuerySchema = z
   .object({
-    /** Without max_tokens: how many entries at most. */
-    limit: limitParam(1000, 100),
+    /** How many entries at most: 100 by default; with max_tokens, as many as fit, at most this many (else at most 200). */
+    limit: optionalLimitParam(1000).optional(),
     /** A question: recall then packs the memories most relevant to it (critical ones first). */
     q: textParam(1000).optional(),
     /** A budget in tokens (o200k_base, the encoding of GPT-4o and later) for the whole text. */

@@ -17,6 +17,8 @@ const LINK_CURSOR = z.tuple([z.number().min(0).max(1), z.enum(LINK_RELATIONS), z
 
 /** Memories a budgeted or question recall chooses from. */
 const RECALL_CANDIDATES = 200;
+/** Recall's entries without `limit` or `max_tokens`. */
+const RECALL_DEFAULT_LIMIT = 100;
 
 /**
  * How long a large mind's (LARGE_MIND_MEMORIES) recall header counts are reused (ms): they count
@@ -205,7 +207,8 @@ export class MemoryReadService {
    * The mind's recall as plain text in seed 002's layout (docs/design.md §6). Without `q`: critical → low,
    * then newest. With `q`: the critical memories first, then the memories most relevant to the
    * question (hybrid search), expired and forgotten ones left out. With `max_tokens`: as many
-   * entries as fit in that many tokens (o200k_base), the header included; else `limit` entries.
+   * entries as fit in that many tokens (o200k_base), the header included, and at most `limit`
+   * (default 200); else `limit` entries (default 100).
    * Every entry shown is an access. In a large mind (`LARGE_MIND_MEMORIES`, 10 000 memories or
    * more) the header's counts may be up to `RECALL_COUNTS_TTL_MS` (a minute) old (ours: counting a
    * large mind is the one part of a recall that grows with it).
@@ -221,7 +224,8 @@ export class MemoryReadService {
         const mind = await this.minds.require(tx, scope);
         const counts = await this.recallCounts(tx, scope.mindId, now);
         const summary = { mindName: mind.name, total: counts.total, verified: counts.verified, unverified: counts.total - counts.verified };
-        const wanted = budget ? RECALL_CANDIDATES : query.limit;
+        // Both bounds hold when both are given (a tester's find: limit was ignored beside max_tokens).
+        const wanted = query.limit ?? (budget ? RECALL_CANDIDATES : RECALL_DEFAULT_LIMIT);
         let ordered: MemoryRow[];
         if (query.q) {
           const critical = await this.memories.recall(tx, scope.mindId, now, RECALL_CANDIDATES, { priority: 'critical' });
@@ -235,7 +239,8 @@ export class MemoryReadService {
         } else {
           ordered = await this.memories.recall(tx, scope.mindId, now, wanted);
         }
-        const packed = budget ? packRecall(summary, ordered, budget, countTokens) : { text: formatRecall(summary, ordered.slice(0, query.limit)), entries: ordered.slice(0, query.limit) };
+        ordered = ordered.slice(0, wanted);
+        const packed = budget ? packRecall(summary, ordered, budget, countTokens) : { text: formatRecall(summary, ordered), entries: ordered };
         if ('tokens' in packed && packed.tokens > budget!) {
           throw AppError.badField('max_tokens', `must be at least ${packed.tokens}, the size of this mind's recall header`);
         }

@@ -13,7 +13,7 @@ export const recallInput = toolInput({
     'The task or question at hand, in a few words (e.g. "plan the trip to Lisbon"): the memories most relevant to it come first, after the critical ones. Leave it out for an overview, newest first.',
   ),
   max_tokens: arg(propertyOf(RecallQuerySchema, 'max_tokens'), 'The most tokens the text may take, e.g. 2000: as many whole memories as fit are listed. A budget below the size of the header is refused.'),
-  limit: arg(propertyOf(RecallQuerySchema, 'limit'), 'Without max_tokens: how many memories at most.'),
+  limit: arg(propertyOf(RecallQuerySchema, 'limit'), 'How many memories at most (default 100; with max_tokens, as many as fit up to this many).'),
 });
 
 export const recallOutput = z.object({
