@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { ManualClock } from '@engram/config';
 import { waitFor } from './support/child-service';
 import { fakeLlm } from './support/fake-llm';
-import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+import { asAgent, asUser, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
 
 const fact = (key: string, content: string, importance = 0.8, category = 'fact') => ({ category, key, content, importance });
 
@@ -23,6 +23,7 @@ describe('fact extraction by an OpenAI-compatible LLM at consolidation', () => {
     if (prompt.includes('cilantro')) return { content: 'Here you go: [{"category": "preference", "key": "food_dislikes", "content": "The user hates cilantro", "importance": 0.6}, {"category": "colour", "key": "x", "content": "bad category"} ' };
     if (prompt.includes('garbage please')) return { content: 'I cannot help with that.' };
     if (prompt.includes('Initech')) return { content: JSON.stringify({ facts: [fact('initech', 'Works at Initech\u0000'), fact('lone', 'A lone \ud800 surrogate')] }) };
+    if (prompt.includes('Stark Industries')) return { content: JSON.stringify({ facts: [fact('employer_verified', 'The user works at Stark Industries')] }) };
     if (prompt.includes('Umbrella')) return { content: JSON.stringify({ facts: [fact('workplace', 'The user works at Umbrella')] }) };
     if (prompt.includes('Initrode')) return { content: JSON.stringify({ facts: [fact('workplace', 'The user works at Initrode')] }) };
     if (prompt.includes('server error')) return { status: 500 };
@@ -122,6 +123,18 @@ describe('fact extraction by an OpenAI-compatible LLM at consolidation', () => {
     const recall = await t.http().get('/v1/memory/recall').set(asAgent(g)).expect(200);
     expect(recall.text).toContain('The user works at Umbrella');
     expect(recall.text).not.toContain('The user works at Initrode');
+  });
+
+  it("a memory a person verified is not replaced by an extracted fact: the person's word stands, the episode keeps what was said", async () => {
+    const g = await createTenant(t, 'facts-verified');
+    const mine = await t.http().post('/v1/memory').set(asUser(g)).send({ category: 'fact', key: 'employer_verified', content: 'The user works at Wayne Enterprises' }).expect(201);
+    expect(mine.body.verified).toBe(true);
+    await t.http().post('/v1/conversations/v/messages').set(asAgent(g)).send({ messages: [{ role: 'user', content: 'My cousin said I work at Stark Industries lol' }] }).expect(201);
+    const [outcome] = (await t.http().post('/v1/conversations/v/end').set(asAgent(g)).expect(200)).body.consolidated;
+    expect(outcome.facts).toEqual([{ memory_id: mine.body.id, category: 'fact', key: 'employer_verified', status: 'unchanged' }]);
+    const stored = await t.http().get(`/v1/memory/${mine.body.id}`).set(asAgent(g)).expect(200);
+    expect(stored.body).toMatchObject({ content: 'The user works at Wayne Enterprises', verified: true, version: 1 });
+    expect((await t.http().get(`/v1/memory/${outcome.memory_id}`).set(asAgent(g)).expect(200)).body.content).toContain('Stark Industries');
   });
 
   // A post scores its messages between storing them and reading the conversation's short-term

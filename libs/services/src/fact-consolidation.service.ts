@@ -56,8 +56,10 @@ export class FactConsolidation {
           // The newest fact wins (issue 15): a conversation older than the value stored (a history
           // sent late) does not replace it. A tester's find: a 2023 chat backfilled after a 2025 one
           // made "works at Acme" current again.
+          // A memory a person verified is theirs to change (seed 002 "Verification"): a model's reading
+          // of a chat never replaces it (a tester's find); the episode keeps what was said.
           const stored = await this.memories.findByKeyForUpdate(tx, scope.mindId, fact.category, fact.key);
-          if (stored?.occurred_at && stored.occurred_at.getTime() > entry.entered_at.getTime()) {
+          if (stored?.verified || (stored?.occurred_at && stored.occurred_at.getTime() > entry.entered_at.getTime())) {
             out.push({ memory_id: stored.id, category: fact.category, key: fact.key, status: 'unchanged' });
             continue;
           }
