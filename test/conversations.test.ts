@@ -312,5 +312,11 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     await t.http().post('/v1/conversations/c6/messages').set(asAgent(f)).send({ messages: [] }).expect(400);
     const id = await t.http().post(`/v1/conversations/${'x'.repeat(201)}/messages`).set(asAgent(f)).send({ messages: [{ content: 'hello there world' }] }).expect(400);
     expect(id.body.errors[0].field).toBe('conversationId');
+    // A dot segment, sent encoded: clients resolve '.' and '..' away, so the API refuses them as ids.
+    for (const dots of ['%2E', '%2E%2E']) {
+      const res = await t.http().post(`/v1/conversations/${dots}/messages`).set(asAgent(f)).send({ messages: [{ content: 'hello there world' }] }).expect(400);
+      expect(res.body.errors[0]).toMatchObject({ field: 'conversationId', message: expect.stringContaining('not "." nor ".."') });
+    }
+    await t.http().post('/v1/conversations/..x/messages').set(asAgent(f)).send({ messages: [{ content: 'hello there world' }] }).expect(201);
   });
 });

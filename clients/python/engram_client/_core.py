@@ -165,6 +165,9 @@ def segment(value: str, what: str) -> str:
     """A path segment: the id quoted, so that an id can never reach another route."""
     if not isinstance(value, str) or not value:
         raise ValueError(f"{what} must be a non-empty string")
+    if value in (".", ".."):
+        # A dot segment: HTTP clients resolve it away, so the request would reach another route.
+        raise ValueError(f"{what} must not be '.' nor '..'")
     return quote(value, safe="")
 
 

@@ -158,3 +158,6 @@ def test_ids_cannot_reach_other_routes(agent: Engram) -> None:
     # A crafted id is one quoted path segment: a 404 (or 400), never another route's answer.
     with pytest.raises((NotFoundError, BadRequestError)):
         agent.get("../minds")
+    for dots in (".", ".."):
+        with pytest.raises(ValueError, match="must not be"):
+            agent.add_messages(dots, ["I work at Acme as an engineer"])

@@ -2567,7 +2567,7 @@ export interface operations {
                 "X-Mind-Id"?: string;
             };
             path: {
-                /** @description the caller's id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-" */
+                /** @description the caller's id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-", and not "." nor ".." */
                 conversationId: string;
             };
             cookie?: never;
@@ -2649,7 +2649,7 @@ export interface operations {
                 "X-Mind-Id"?: string;
             };
             path: {
-                /** @description the caller's id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-" */
+                /** @description the caller's id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-", and not "." nor ".." */
                 conversationId: string;
             };
             cookie?: never;
@@ -2731,7 +2731,7 @@ export interface operations {
                 "X-Mind-Id"?: string;
             };
             path: {
-                /** @description the caller's id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-" */
+                /** @description the caller's id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-", and not "." nor ".." */
                 conversationId: string;
             };
             cookie?: never;
@@ -2835,7 +2835,7 @@ export interface operations {
                 "X-Mind-Id"?: string;
             };
             path: {
-                /** @description the caller's id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-" */
+                /** @description the caller's id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-", and not "." nor ".." */
                 conversationId: string;
             };
             cookie?: never;

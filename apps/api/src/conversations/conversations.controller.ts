@@ -9,7 +9,7 @@ import { AppendMessagesDto, AppendResultDto, CONVERSATION_ID_PATTERN, Consolidat
 
 export function conversationId(id: string): string {
   if (!CONVERSATION_ID_PATTERN.test(id)) {
-    throw AppError.badField('conversationId', 'must be 1 to 200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"');
+    throw AppError.badField('conversationId', 'must be 1 to 200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-", and not "." nor ".."');
   }
   return id;
 }
@@ -25,7 +25,7 @@ export function conversationId(id: string): string {
 // CONVERSATION_ID_PATTERN, as the document states it.
 @ApiParam({
   name: 'conversationId',
-  description: 'the caller\'s id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"',
+  description: 'the caller\'s id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-", and not "." nor ".."',
   schema: { type: 'string', minLength: 1, maxLength: 200, pattern: CONVERSATION_ID_PATTERN.source },
 })
 @Controller({ path: 'conversations', version: '1' })

@@ -3,7 +3,13 @@ import { z } from 'zod';
 import { CONTENT_MAX_BYTES, IMPORTANCE_PATHS, type ConsolidationTrigger } from '@engram/memory';
 import { hasVisibleText, isoDateTime, oneLine } from '../common/zod-fields';
 
-export const CONVERSATION_ID_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;
+/** A message's client_id: letters, digits and `._:-`, 1-200. */
+const CLIENT_ID_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;
+/**
+ * A conversation id: as a client_id, but not `.` nor `..`: in a URL path those are dot segments,
+ * which HTTP clients resolve away (`/conversations/../messages` reached another route; a tester's find).
+ */
+export const CONVERSATION_ID_PATTERN = /^(?!\.\.?$)[A-Za-z0-9._:-]{1,200}$/;
 
 const message = z
   .object({
@@ -16,7 +22,7 @@ const message = z
       .string({ message: 'must be a string' })
       .min(1, { message: 'must not be empty' })
       .max(200, { message: 'must be at most 200 characters' })
-      .regex(CONVERSATION_ID_PATTERN, { message: 'must be letters, digits or ._:-' })
+      .regex(CLIENT_ID_PATTERN, { message: 'must be letters, digits or ._:-' })
       .optional(),
     role: z.enum(['user', 'assistant', 'system', 'tool'], { message: 'must be user, assistant, system or tool' }).default('user'),
     /** Who spoke, when there are several people (e.g. a name); defaults to the role. */

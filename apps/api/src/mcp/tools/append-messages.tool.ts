@@ -14,7 +14,7 @@ const SPEAKER_MAX_LENGTH = 100;
 /** The conversation a tool works on: the REST path's conversation id rule. */
 export const conversationIdArg = arg(
   { type: 'string', minLength: 1, maxLength: 200, pattern: CONVERSATION_ID_PATTERN.source, examples: ['chat-2026-06-28'] },
-  'Your name for this conversation, the same for all its messages: 1-200 letters, digits, ".", "_", ":" or "-".',
+  'Your name for this conversation, the same for all its messages: 1-200 letters, digits, ".", "_", ":" or "-" (not "." nor "..").',
 );
 
 /** The tool's `conversation_id` as the REST path takes it; a bad one is named by the tool's argument name. */
