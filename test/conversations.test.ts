@@ -114,6 +114,22 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(later.body.consolidated).toEqual([expect.objectContaining({ trigger: 'importance', status: 'reinforced', memory_id: code.body.id })]);
   });
 
+  it('a word added that reverses a statement makes a new memory, in STM and against long-term memory alike', async () => {
+    const flight = 'My flight to Boston on Friday evening with United Airlines leaves from gate twelve';
+    await post('c4e', [{ role: 'user', content: flight, importance: 0.9 }]).expect(201);
+    const first = (await t.http().post('/v1/conversations/c4e/end').set(asAgent(f)).expect(200)).body.consolidated;
+    expect(first).toEqual([expect.objectContaining({ status: 'created' })]);
+    // Within one STM: not a rehearsal. Against the episode: not a reinforcement.
+    const said = await post('c4f', [{ role: 'user', content: `${flight}, cancelled`, importance: 0.9 }]).expect(201);
+    expect(said.body).toMatchObject({ attended: 1, reinforced: [], rehearsed: 0 });
+    const again = await post('c4f', [{ role: 'user', content: `${flight}, postponed`, importance: 0.9 }]).expect(201);
+    expect(again.body).toMatchObject({ attended: 1, rehearsed: 0 });
+    const ended = await t.http().post('/v1/conversations/c4f/end').set(asAgent(f)).expect(200);
+    expect(ended.body.consolidated.map((c: { status: string }) => c.status)).toEqual(['created', 'created']);
+    const found = await t.http().get('/v1/memory/search').query({ q: 'flight cancelled' }).set(asAgent(f)).expect(200);
+    expect(found.body.items[0].content).toContain('cancelled');
+  });
+
   it('a fact said again after its memory expired is a new memory, not a reinforcement of the expired one', async () => {
     const content = 'Ana: I work at the Lisbon office of Globex';
     const expiring = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'lisbon_office', content, expires_at: new Date(clock.now().getTime() + 2000).toISOString() }).expect(201);

@@ -127,6 +127,8 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     expect(same('ana: I moved here with my husband, two kids and our old dog last summer from Boston', 'ana: fyi I moved here with my husband, two kids and our old dog last summer from boston')).toBe(true);
     expect(same('ana: I moved here with my husband, two kids and our old dog last summer from Boston', 'ana: I moved here with my husband, two kids and our old dog last summer from Denver')).toBe(false);
     expect(same('ana: the garage code is 4711 and the gate opens at seven every morning', 'ana: the garage code is 4712 and the gate opens at seven every morning')).toBe(false);
+    // A phrase that says how it is told is no added word.
+    expect(same('ana: I moved here with my husband and two kids last summer from Boston', 'ana: Just so you know, I moved here with my husband and two kids last summer from Boston')).toBe(true);
   });
 
   // A newcomer's: the new statement was merged into the old one (reinforced) and lost.
@@ -152,6 +154,16 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     ['i moved to paris last year with my wife and two kids and our old dog and we rent a small flat near the river', 'i moved to rome last year with my wife and two kids and our old dog and we rent a small flat near the river'],
     ['my favourite colour has always been blue since i was a little kid growing up by the sea', 'my favourite colour has always been green since i was a little kid growing up by the sea'],
     ['the doctor told me last week that i am allergic to penicillin and should carry a card', 'the doctor told me last week that i am allergic to amoxicillin and should carry a card'],
+    // A tester's: a word added that qualifies, hedges or reverses the statement (mnemon #133 tried on Engram).
+    ['My flight to Boston on Friday evening with United Airlines leaves from gate twelve', 'My flight to Boston on Friday evening with United Airlines leaves from gate twelve, cancelled'],
+    ['My flight to Boston on Friday evening with United Airlines leaves from gate twelve', 'My flight to Boston on Friday evening with United Airlines leaves from gate twelve is delayed'],
+    ['I live in Lisbon with my partner and our two dogs near the river', 'I live in Lisbon with my ex partner and our two dogs near the river'],
+    ['I live in Lisbon with my partner and our two dogs near the river', 'I live in Lisbon with my late partner and our two dogs near the river'],
+    ['I live in Lisbon with my partner and our two dogs near the river', 'I may live in Lisbon with my partner and our two dogs near the river'],
+    ['I live in Lisbon with my partner and our two dogs near the river', 'I could live in Lisbon with my partner and our two dogs near the river'],
+    ['I live in Lisbon with my partner and our two dogs near the river', 'I hope to live in Lisbon with my partner and our two dogs near the river'],
+    ['I live in Lisbon with my partner and our two dogs near the river', 'I live in Lisbon with my partner and our two dogs near the river anymore'],
+    ['The meeting with the design team is on Monday at the main office', 'The meeting with the design team is on Monday at the main office, cancelled'],
   ])('a negation or a changed value is another statement: %s / %s', (a, b) => {
     expect(sameStatement(`user: ${a}`, `user: ${b}`, DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(false);
     // Each is still the same as itself, said again.

@@ -88,10 +88,11 @@ function tenseOf(text: string): 'past' | 'future' | 'present' {
 /**
  * The small words that turn a statement around, which similarity leaves out as stop words: who
  * (I, my, your, he ...; not "you", which fillers say: "just so you know"), which way (up, down, on,
- * off, in, out, over, under, before, after, more, less, with, without). "My job" and "your job",
- * "lights on" and "lights off" are two facts.
+ * off, in, out, over, under, before, after, more, less, with, without), how sure (can, could, may,
+ * might, must, should, would). "My job" and "your job", "lights on" and "lights off", "I live in
+ * Lisbon" and "I could live in Lisbon" are two facts.
  */
-const TURNING_WORDS = new Set('i me my we us our your he him his she her they them their up down on off in out over under before after more less with without'.split(' '));
+const TURNING_WORDS = new Set('i me my we us our your he him his she her they them their up down on off in out over under before after more less with without can could may might must should would'.split(' '));
 function turningWords(text: string): string {
   return [...new Set((expandContractions(text.toLowerCase()).match(/[\p{L}]+/gu) ?? []).filter((w) => TURNING_WORDS.has(w)))].sort().join(' ');
 }
@@ -117,6 +118,27 @@ function substituted(x: readonly string[], y: readonly string[]): boolean {
   return x.length === y.length && x.filter((w, i) => w !== y[i]).length === 1;
 }
 
+/**
+ * Whether one text's content words are the other's with words added, the rest in their order:
+ * "... leaves from gate twelve" / "... gate twelve, cancelled", "my partner" / "my ex partner",
+ * "I live in Lisbon" / "I may live in Lisbon". An added word that is not a filler (a stop word, or
+ * a phrase of {@link FILLER_PHRASES}) qualifies, hedges or reverses what was said (testers' finds:
+ * a cancellation reinforced the booking). A rewording moves or replaces words.
+ */
+function added(x: readonly string[], y: readonly string[]): boolean {
+  const [short, long] = x.length <= y.length ? [x, y] : [y, x];
+  if (short.length === long.length) return false;
+  let i = 0;
+  for (const w of long) if (i < short.length && w === short[i]) i += 1;
+  return i === short.length;
+}
+
+/**
+ * Phrases that say how a statement is told, not what it says ("Just so you know, I moved"): left
+ * out before words are compared, as single filler words are (STOP_WORDS).
+ */
+const FILLER_PHRASES = /(?<![\p{L}])(?:just so you know|so you know|for your information|as i (?:said|mentioned|told you)|like i said|as you know|to be clear|heads up|quick update)(?![\p{L}])/giu;
+
 /** Chinese and Japanese numerals: 五年 and 八年 are different values. */
 const CJK_NUMERALS = /[〇一二三四五六七八九十百千万億两兩零]/gu;
 
@@ -129,15 +151,16 @@ const CJK_NUMERALS = /[〇一二三四五六七八九十百千万億两兩零]/g
  * "I am allergic to penicillin" ("not" is a stop word of the similarity), a question and the
  * statement it asks about, two tenses ("is" / "was pregnant"), two different small turning words
  * ("my" / "your job", "lights on" / "off") and two words swapped ("tea over coffee" / "coffee
- * over tea") or one word replaced in place ("moved to paris" / "to rome"): merging them would
+ * over tea"), one word replaced in place ("moved to paris" / "to rome") or words added to the
+ * same words ("gate twelve" / "gate twelve, cancelled"; "my partner" / "my ex partner"): merging them would
  * lose the new statement (ours; measured by bench/near-duplicates.ts; all but names and numbers
  * after newcomers' and testers' reports).
  */
 export function sameStatement(typedA: string, typedB: string, threshold: number): boolean {
   // "don’t" as phones type it is "don't": the negation, tense and turning words read the straight form.
   const [a, b] = [straightApostrophes(typedA), straightApostrophes(typedB)];
-  const xo = contentWordOrder(a);
-  const yo = contentWordOrder(b);
+  const xo = contentWordOrder(a.replace(FILLER_PHRASES, ' '));
+  const yo = contentWordOrder(b.replace(FILLER_PHRASES, ' '));
   const x = new Set(xo);
   const y = new Set(yo);
   if (wordSimilarity(x, y) < threshold) return false;
@@ -145,7 +168,7 @@ export function sameStatement(typedA: string, typedB: string, threshold: number)
   // A question is not the statement it asks about ("Am I allergic to penicillin?").
   const asks = (t: string) => /[?？][?？!！\s]*$/.test(t);
   if (asks(a) !== asks(b)) return false;
-  if (tenseOf(a) !== tenseOf(b) || turningWords(a) !== turningWords(b) || swapped(xo, yo) || substituted(xo, yo)) return false;
+  if (tenseOf(a) !== tenseOf(b) || turningWords(a) !== turningWords(b) || swapped(xo, yo) || substituted(xo, yo) || added(xo, yo)) return false;
   const xv = valueWords(a);
   const yv = valueWords(b);
   for (const w of xv) if (!y.has(w) && !yv.has(w)) return false;
