@@ -7,7 +7,7 @@
  * counts as reaching long-term memory here too). Fast enough to tune the rules by
  * cross-validation (bench/tune-conversation.ts); `bench:conversation` measures the real service.
  */
-import { advanceStm, attend, enterStm, scoreByRulesAndFacts, withRememberRequest, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
+import { advanceStm, attend, enterStm, scoreByRulesAndFacts, withExplicitSaveRequest, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
 import type { LocomoConversation, LocomoTurn } from '../scripts/locomo';
 
 /** What the stream kept of one conversation. */
@@ -55,7 +55,7 @@ export function replay(
   const importanceOf =
     options.importance ??
     ((turn: LocomoTurn, previous: LocomoTurn | undefined) =>
-      withRememberRequest({ score: scoreByRulesAndFacts(turn.utterance, { speaker: turn.speaker, previous: previous ? { speaker: previous.speaker, text: previous.utterance } : null }, config), path: 'rules' }, { role: 'user', content: turn.utterance }, config).score);
+      withExplicitSaveRequest({ score: scoreByRulesAndFacts(turn.utterance, { speaker: turn.speaker, previous: previous ? { speaker: previous.speaker, text: previous.utterance } : null }, config), path: 'rules' }, { role: 'user', content: turn.utterance }, config).score);
   let n = 0;
   const newId = () => `e${++n}`;
   const messageDia = new Map<string, string>();

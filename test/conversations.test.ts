@@ -177,6 +177,25 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(memories.find((m) => m.content.includes('AI assistant'))).toMatchObject({ importance_score: 0.9, importance_source: 'caller', category: 'note' });
   });
 
+  it('a standing instruction is kept as a preference, and a family fact said as "we" or "our" is kept as the "I" form is', async () => {
+    const res = await post('c4s', [
+      { role: 'user', content: 'From now on, reply in German' },
+      { role: 'user', content: 'Our son has autism' },
+      { role: 'user', content: 'We live in a flat in Glasgow' },
+    ]).expect(201);
+    expect(res.body.attended).toBe(3);
+    const ended = await t.http().post('/v1/conversations/c4s/end').set(asAgent(f)).expect(200);
+    expect(ended.body).toMatchObject({ discarded: 0 });
+    const made = await Promise.all(ended.body.consolidated.map(async (c: { memory_id: string }) => (await t.http().get(`/v1/memory/${c.memory_id}`).set(asAgent(f)).expect(200)).body));
+    expect(made.map((m) => [m.content, m.category])).toEqual(
+      expect.arrayContaining([
+        ['user: From now on, reply in German', 'preference'],
+        ['user: Our son has autism', 'note'],
+        ['user: We live in a flat in Glasgow', 'note'],
+      ]),
+    );
+  });
+
   it('past messages run on event time: an hour later the earlier entries have left STM; what they consolidate into starts its life now', async () => {
     const base = Date.parse('2026-04-01T10:00:00Z');
     const res = await post('c5', [

@@ -17,7 +17,7 @@ import {
   stmDecision,
   type StmMessage,
   wordSimilarity,
-  withRememberRequest,
+  withExplicitSaveRequest,
 } from '@engram/memory';
 import { EpisodeConsolidation } from './episode-consolidation.service';
 import { LifecycleSettings } from './lifecycle-settings.service';
@@ -264,7 +264,7 @@ export class ConversationStream {
       scores.push(
         ...(await Promise.all(
           batch.map(({ message: m, previous }) =>
-            m.importance !== undefined ? { score: m.importance, path: 'caller' as const } : loggedOnly(m) ? { score: 0, path: 'rules' as const } : this.scorer.score(m.content, { speaker: speakerOf(m), role: m.role, previous }, config).then((r) => withRememberRequest(r, m, config)),
+            m.importance !== undefined ? { score: m.importance, path: 'caller' as const } : loggedOnly(m) ? { score: 0, path: 'rules' as const } : this.scorer.score(m.content, { speaker: speakerOf(m), role: m.role, previous }, config).then((r) => withExplicitSaveRequest(r, m, config)),
           ),
         )),
       );

@@ -32,6 +32,7 @@ describe('the episode an STM entry consolidates into (seed 000)', () => {
   it("an assistant's self-description is a note, not the user's identity or taste", () => {
     expect(episodeMemory(entry({ content: 'assistant: I am an AI assistant and I love helping you', speaker: 'assistant' }), ctx).category).toBe('note');
     expect(episodeMemory(entry({ content: 'user: I am a nurse in Lyon', speaker: 'user' }), ctx).category).toBe('identity');
+    expect(episodeMemory(entry({ content: 'user: From now on, reply in German', speaker: 'user' }), ctx).category).toBe('preference');
   });
 
   it('keeps the newest 100 message ids: a memory\'s source_refs limit', () => {

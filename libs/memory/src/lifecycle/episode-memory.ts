@@ -4,7 +4,9 @@ import type { NewMemoryInput } from '../write/new-memory';
 import type { ConsolidationTrigger } from './consolidation';
 import type { ImportanceResult } from './importance';
 import { episodicPayload } from './episodic';
+import { givesInstruction } from './remember-request';
 import { contentWords } from './similarity';
+import { withoutSpeakers } from './stm';
 import type { SourcedStmEntry } from './stm-step';
 
 /** Text cut to a memory's content limit (32 KiB of UTF-8) on a character boundary, marked with an ellipsis. */
@@ -21,9 +23,12 @@ export function fitContent(text: string): string {
  * Seed 002 category of an episode, read from its wording: preferences and identity; else a note.
  * An assistant's or a tool's own words ("I am an AI assistant", "I love helping") are no one's
  * identity nor taste the mind keeps: a note (a tester's find: they were filed as the user's identity).
+ * A standing instruction to the assistant is a preference.
  */
 export function episodeCategory(content: string, speaker: string | null = null): MemoryCategory {
   if (speaker === 'assistant' || speaker === 'tool') return 'note';
+  // A standing instruction ("From now on, reply in German") is how the person wants to be answered.
+  if (withoutSpeakers(content).split('\n').some(givesInstruction)) return 'preference';
   if (/\b(i (really |truly )?(like|love|prefer|enjoy|hate|dislike|adore)|my favou?rite|좋아해|싫어해)\b/i.test(content)) return 'preference';
   if (/\b(my name is|i am an? |i'm an? |i work as|i live in|i'm from|i am from|제 이름은|저는 .+입니다)/i.test(content)) return 'identity';
   return 'note';

@@ -126,4 +126,12 @@ export const PLAIN_FACTS: readonly string[] = [
   "Je n'ai pas de voiture.",
   'Ich habe zwei Kinder.',
   'Unser Hund heißt Rex.',
+  // A tester's: a family's facts said as "we" and "our", discarded at 0.44-0.67 while "I" and "my" were kept.
+  'We live in a flat in Glasgow.',
+  'Our son has autism.',
+  'We are vegetarians.',
+  'We adopted a rescue greyhound called Pixel.',
+  'Our daughter was born yesterday.',
+  'We are expecting twins in May.',
+  'I adopted a rescue greyhound called Pixel.',
 ];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { DEFAULT_LIFECYCLE } from './lifecycle-defaults';
-import { asksToRemember, withRememberRequest } from './remember-request';
+import { asksToRemember, givesInstruction, withExplicitSaveRequest } from './remember-request';
 
 const REQUESTS = [
   'Remember this: my locker code is 4512',
@@ -37,12 +37,35 @@ const NOT_REQUESTS = [
   'Remember that staying positive is very important.',
 ];
 
+// A tester's: standing instructions said as commands were discarded (claude-code #75297, TrueMemory #554).
+const INSTRUCTIONS = [
+  'From now on, reply in German',
+  'Always use bun instead of npm',
+  'Keep your answers short',
+  'Stop using emojis',
+  'Please always answer in German',
+  "Don't ever use emojis in replies to me",
+  'Never put my full name into code repos',
+  'Only answer in bullet points',
+  "Don't use emojis",
+];
+// Friends' advice in LoCoMo's manner.
+const NOT_INSTRUCTIONS = ['Never give up on your dreams!', 'Always remember to smile', 'Stop by anytime!', "Don't worry about it", 'Keep it up!', 'Only time will tell', "Don't be afraid to write and share"];
+
+describe('a standing instruction to the assistant', () => {
+  it.each(INSTRUCTIONS)('is one: %s', (text) => {
+    expect(givesInstruction(text)).toBe(true);
+    expect(withExplicitSaveRequest({ score: 0.2, path: 'rules' }, { role: 'user', content: text }, DEFAULT_LIFECYCLE)).toEqual({ score: 0.8, path: 'explicit_save' });
+  });
+  it.each(NOT_INSTRUCTIONS)('is not: %s', (text) => expect(givesInstruction(text)).toBe(false));
+});
+
 describe('a request to remember (seed 000 explicit_save_command, said in a conversation)', () => {
   it.each(REQUESTS)('is a request: %s', (text) => expect(asksToRemember(text)).toBe(true));
   it.each(NOT_REQUESTS)('is not: %s', (text) => expect(asksToRemember(text)).toBe(false));
 
   it("lifts a user's request to the explicit-save floor, above the importance trigger", () => {
-    const lifted = withRememberRequest({ score: 0.23, path: 'rules' }, { role: 'user', content: "Don't forget: the wifi password is tiger42" }, DEFAULT_LIFECYCLE);
+    const lifted = withExplicitSaveRequest({ score: 0.23, path: 'rules' }, { role: 'user', content: "Don't forget: the wifi password is tiger42" }, DEFAULT_LIFECYCLE);
     expect(lifted).toEqual({ score: DEFAULT_LIFECYCLE.importance.explicit_save_floor, path: 'explicit_save' });
     expect(lifted.score).toBeGreaterThanOrEqual(DEFAULT_LIFECYCLE.consolidation.triggers.importance);
   });
@@ -50,7 +73,7 @@ describe('a request to remember (seed 000 explicit_save_command, said in a conve
   it("never lowers a score, and leaves an assistant's, a tool's or a system's words alone", () => {
     fc.assert(
       fc.property(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom('user', 'assistant', 'tool', 'system'), fc.constantFrom(...REQUESTS, ...NOT_REQUESTS), (score, role, content) => {
-        const out = withRememberRequest({ score, path: 'rules' }, { role, content }, DEFAULT_LIFECYCLE);
+        const out = withExplicitSaveRequest({ score, path: 'rules' }, { role, content }, DEFAULT_LIFECYCLE);
         expect(out.score).toBeGreaterThanOrEqual(score);
         if (role !== 'user' || !asksToRemember(content)) expect(out).toEqual({ score, path: 'rules' });
       }),

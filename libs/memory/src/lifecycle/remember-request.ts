@@ -30,12 +30,40 @@ export function asksToRemember(text: string): boolean {
   return ENGLISH.test(t) || OTHER.test(t);
 }
 
+// What an instruction about the assistant's answers is about: their language, form, tools, the
+// user's name and units. Advice between friends ("never give up", "always remember to smile")
+// names none of these.
+const OUTPUT =
+  String.raw`(?:answers?|repl(?:y|ies)|respon(?:d|ses?)|write|writing|messages?|emojis?|emoticons?|language|english|german|french|spanish|korean|japanese|chinese|tone|bullet(?: points)?|markdown|tables?|code|comments?|tabs|spaces|semicolons|typescript|javascript|python|npm|yarn|pnpm|bun|formal|informal|short|brief|concise|detailed|summar(?:y|ies)|sources|links|my (?:full )?name|first name|last name|nickname|metric|imperial|celsius|fahrenheit|24-hour|units|currency|time ?zone)`;
+const INSTRUCTION = new RegExp(
+  String.raw`(?:^|[.!?\n]\s*)(?:(?:ok(?:ay)?|also|and|oh|btw|hey)[,:]?\s+)*(?:please\s+|pls\s+)?` +
+    String.raw`(?:(?:from now on|going forward|in (?:the )?future|henceforth)\b` +
+    String.raw`|(?:always|never|(?:don't|do not) ever|stop|quit|avoid|only)\s+(?:\S+\s+){0,6}?${OUTPUT}\b` +
+    String.raw`|(?:don't|do not)\s+(?:use|add|include|put|send|write|reply|respond|answer|call|mention|give|show)\s+(?:\S+\s+){0,5}?${OUTPUT}\b` +
+    String.raw`|(?:reply|respond|answer|write|talk to me|speak to me)\s+(?:to me\s+)?(?:in|with|using|only)\b` +
+    String.raw`|keep\s+(?:your|the|all)\s+(?:answers|replies|responses|messages|summaries|code)\b` +
+    String.raw`|use\s+\S+\s+(?:instead of|rather than|over)\b)`,
+  'iu',
+);
+
 /**
- * A user's message that asks to be remembered ({@link asksToRemember}) is an explicit save: its
+ * A standing instruction to the assistant ("From now on, reply in German", "Always use bun
+ * instead of npm", "Keep your answers short", "Stop using emojis"): a preference about how to
+ * be answered, said as a command, which the fact rules (first-person statements) read as
+ * chatter (testers' finds, after claude-code #75297 and TrueMemory #554).
+ * @returns true when the text gives one
+ */
+export function givesInstruction(text: string): boolean {
+  return INSTRUCTION.test(straightApostrophes(text.normalize('NFC')));
+}
+
+/**
+ * A user's message that asks to be remembered ({@link asksToRemember}) or gives a standing
+ * instruction ({@link givesInstruction}) is an explicit save: its
  * importance is at least `importance.explicit_save_floor` (0.8 by default, above the importance
  * trigger's 0.7, so it consolidates at its first STM step; path `explicit_save`). Another role's
  * words, and a score already at the floor, are left as they are.
  */
-export function withRememberRequest(result: ImportanceResult, message: { role: string; content: string }, config: LifecycleConfig): ImportanceResult {
-  return message.role === 'user' && asksToRemember(message.content) ? withExplicitSaveFloor(result, config.importance.explicit_save_floor) : result;
+export function withExplicitSaveRequest(result: ImportanceResult, message: { role: string; content: string }, config: LifecycleConfig): ImportanceResult {
+  return message.role === 'user' && (asksToRemember(message.content) || givesInstruction(message.content)) ? withExplicitSaveFloor(result, config.importance.explicit_save_floor) : result;
 }
