@@ -247,6 +247,14 @@ describe('MCP server at /mcp', () => {
     expect(textOf(both)).toBe('id: give id, or category and key, not both');
     const neither = await call(client, 'history', {});
     expect(textOf(neither)).toBe('id: is required (or category and key)');
+    // An agent dates a fact it learns late: recall shows the date, so the newer of two facts is plain.
+    const dated = await call(client, 'update', { id, occurred_at: '2024-03-01T09:00:00+01:00' });
+    expect(dated.structuredContent).toMatchObject({ memory: { version: 4, occurred_at: '2024-03-01T08:00:00.000Z' } });
+    const remembered = await call(client, 'remember', { category: 'fact', key: 'user_moved', content: 'The user moved to Lisbon', occurred_at: '2023-06-01T00:00:00Z' });
+    expect(remembered.structuredContent).toMatchObject({ status: 'created', memory: { occurred_at: '2023-06-01T00:00:00.000Z' } });
+    const badDate = await call(client, 'remember', { category: 'fact', key: 'user_moved2', content: 'x y z', occurred_at: 'last tuesday' });
+    expect(badDate.isError).toBe(true);
+    expect(textOf(badDate)).toMatch(/^occurred_at: /);
   });
 
   it("another tenant's id, an unknown id or key and a malformed id all answer the same not found, and change nothing", async () => {

@@ -51,6 +51,9 @@ export const IMPORTANCE_GUIDE = 'How much this matters in the long run, 0 (trivi
 export const EXPIRES_GUIDE = 'When the memory stops being true, as an ISO 8601 date-time with a time zone (e.g. 2030-01-31T00:00:00Z); from then on it is left out of recall and search. null: it never expires.';
 
 /** What the numbers in answers mean. */
+export const OCCURRED_GUIDE =
+  'When the remembered event happened or the fact was stated, as an ISO 8601 date-time with a time zone (e.g. 2024-03-01T09:00:00Z); recall shows it as the memory\'s date, so a model can tell the newer of two facts. Leave it out for now.';
+
 export const RELEVANCE_GUIDE = 'How well the hit matches the query compared with the best hit: 1 for the best, lower for weaker ones (0..1; relative, not a probability).';
 export const RETENTION_GUIDE = 'How firmly the memory is held now, 0..1: it fades while unused and every recall, search hit or read strengthens it; null when not tracked.';
 export const CONFIDENCE_GUIDE = `How sure the memory is, 0..1: ${DEFAULT_CONFIDENCE.user} when a person wrote it, ${DEFAULT_CONFIDENCE.agent} when an agent did, unless the writer said otherwise.`;

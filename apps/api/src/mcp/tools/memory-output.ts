@@ -25,6 +25,7 @@ export const MemoryOut = z.object({
   verified: z.boolean().describe('true once a person confirmed it'),
   version: z.number().int().min(1).describe('1 when created, +1 for every change (see history)'),
   expires_at: dateTimeOut.nullable(),
+  occurred_at: dateTimeOut.nullable().describe('when the remembered event happened or the fact was stated (recall shows it as the date)'),
   updated_at: dateTimeOut,
 });
 export type MemoryOut = z.infer<typeof MemoryOut>;
@@ -51,6 +52,7 @@ export function memoryOut(m: MemoryView): MemoryOut {
     verified: m.verified,
     version: m.version,
     expires_at: m.expires_at,
+    occurred_at: m.occurred_at,
     updated_at: m.updated_at,
   };
 }

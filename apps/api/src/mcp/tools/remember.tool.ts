@@ -4,7 +4,7 @@ import { memoryField } from '../../memory/memory-fields';
 import type { MemoryScope } from '../../memory/memory-scope';
 import type { MemoryWriteService } from '../../memory/memory-write.service';
 import { UpsertMemorySchema, WriteStatusSchema } from '../../memory/memory.dto';
-import { CATEGORY_GUIDE, EXPIRES_GUIDE, IMPORTANCE_GUIDE, KEY_GUIDE, PRIORITY_GUIDE } from './guidance';
+import { CATEGORY_GUIDE, EXPIRES_GUIDE, IMPORTANCE_GUIDE, KEY_GUIDE, OCCURRED_GUIDE, PRIORITY_GUIDE } from './guidance';
 import { MemoryOut, handle, memoryOut } from './memory-output';
 import { KEY_JSON } from './memory-ref';
 import { answer, defined, parseAs, run } from './tool-helpers';
@@ -26,6 +26,7 @@ export const rememberInput = toolInput(
     priority: arg(propertyOf(UpsertMemorySchema, 'priority'), `Default normal. ${PRIORITY_GUIDE}`),
     importance: arg(propertyOf(UpsertMemorySchema, 'importance'), IMPORTANCE_GUIDE),
     expires_at: arg({ ...propertyOf(UpsertMemorySchema, 'expires_at'), ...DATE_TIME }, EXPIRES_GUIDE),
+    occurred_at: arg({ ...propertyOf(UpsertMemorySchema, 'occurred_at'), ...DATE_TIME }, OCCURRED_GUIDE),
   },
   ['category', 'key', 'content'],
 );

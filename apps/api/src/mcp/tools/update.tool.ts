@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { MemoryScope } from '../../memory/memory-scope';
 import type { MemoryWriteService } from '../../memory/memory-write.service';
 import { UpdateMemorySchema } from '../../memory/memory.dto';
-import { EXPIRES_GUIDE, IMPORTANCE_GUIDE, PRIORITY_GUIDE } from './guidance';
+import { EXPIRES_GUIDE, IMPORTANCE_GUIDE, OCCURRED_GUIDE, PRIORITY_GUIDE } from './guidance';
 import { MemoryOut, line, memoryOut } from './memory-output';
 import { MEMORY_REF_TEXT, memoryIdOf, memoryRefArgs, type MemoryRefDeps } from './memory-ref';
 import { answer, defined, parseAs, run } from './tool-helpers';
@@ -19,6 +19,7 @@ export const updateInput = toolInput({
   priority: arg(property('priority'), PRIORITY_GUIDE),
   importance: arg(property('importance'), IMPORTANCE_GUIDE),
   expires_at: arg({ ...property('expires_at'), ...DATE_TIME }, EXPIRES_GUIDE),
+  occurred_at: arg({ ...property('occurred_at'), ...DATE_TIME }, OCCURRED_GUIDE),
 });
 
 export const updateOutput = z.object({ memory: MemoryOut.describe('the memory after the change (its version is unchanged when nothing differed)') });
@@ -30,7 +31,7 @@ export function registerUpdateTool(server: McpServer, scope: MemoryScope, writes
     {
       title: 'Update a memory',
       description:
-        'Changes one existing memory: only the fields you give (content, tags, priority, importance, expires_at), at least one; the others stay. ' +
+        'Changes one existing memory: only the fields you give (content, tags, priority, importance, expires_at, occurred_at), at least one; the others stay. ' +
         'Its category and key stay too (to move it, remember it under the new key and forget the old one). Each change makes a new version; the old one stays in history. ' +
         'Content you write counts as written by an agent and is unverified until a person confirms it. ' +
         `${MEMORY_REF_TEXT} Errors: "memory not found" when there is no such memory (remember creates one).`,
