@@ -355,6 +355,7 @@ describe('MCP server at /mcp', () => {
     expect((await t.http().get('/v1/conversations/mcp-chat-2/stm').set(asAgent(a)).expect(200)).body.entries).toEqual([]);
     expect((await call(client, 'end_conversation', { conversation_id: 'mcp-chat-2' })).structuredContent).toEqual({ conversation_id: 'mcp-chat-2', remembered: [], discarded: 0 });
     expect(textOf(await call(client, 'end_conversation', { conversation_id: 'has space' }))).toMatch(/^conversation_id: must be 1 to 200 characters/);
+    expect(textOf(await call(client, 'end_conversation', {}))).toBe('conversation_id: is required');
   });
 
   it("answers the API's validation messages as tool errors, never a crash", async () => {

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { ConversationStream } from '@engram/services';
+import { AppError, ConversationStream } from '@engram/services';
 import { AppendMessagesSchema, CONVERSATION_ID_PATTERN } from '../../conversations/conversations.dto';
 import { conversationId } from '../../conversations/conversations.controller';
 import { MemoryViewSchema } from '../../memory/memory.dto';
@@ -19,6 +19,7 @@ export const conversationIdArg = arg(
 
 /** The tool's `conversation_id` as the REST path takes it; a bad one is named by the tool's argument name. */
 export function conversationArg(args: Record<string, unknown>): string {
+  if (args.conversation_id === undefined) throw AppError.badField('conversation_id', 'is required');
   return renamed(() => conversationId(typeof args.conversation_id === 'string' ? args.conversation_id : ''), { conversationId: 'conversation_id' });
 }
 
