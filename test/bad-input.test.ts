@@ -32,6 +32,7 @@ describe('bad input', () => {
     ['a tag over 64 characters', 'tags[1]', { tags: ['ok', 'x'.repeat(65)] }],
     ['an empty tag', 'tags[0]', { tags: [''] }],
     ['a tag of a zero-width space only', 'tags[0]', { tags: ['\u200b'] }],
+    ['a tag with a zero-width space inside', 'tags[0]', { tags: ['work\u200b'] }],
     // A combining accent has no letter to sit on; a tag character (U+E0020) shows nothing.
     ['a tag of a combining accent only', 'tags[0]', { tags: ['\u0301'] }],
     ['a tag of an astral tag character only', 'tags[0]', { tags: ['\u{E0020}'] }],

@@ -35,6 +35,9 @@ describe('memory API (seed 002)', () => {
       expect(cv.body.tags).toEqual([precomposed, 'docs']);
       const other = await storeMemory(t, asAgent(f), { category: 'note', key: 'cv_photo', content: 'The CV photo is from 2025', tags: [decomposed] }).expect(201);
       expect(other.body.tags).toEqual([precomposed]);
+      // The length limit counts the tag as stored: 64 accented letters typed decomposed are 64, not 128.
+      const long = await storeMemory(t, asAgent(f), { category: 'note', key: 'cv_long_tag', content: 'A tag of 64 accented letters', tags: ['e\u0301'.repeat(64)] }).expect(201);
+      expect(long.body.tags).toEqual(['\u00e9'.repeat(64)]);
       for (const tag of [decomposed, precomposed, precomposed.toUpperCase()]) {
         const byTag = await t.http().get('/v1/memory/by-tag').query({ tag }).set(asAgent(f)).expect(200);
         expect(byTag.body.items.map((m: { key: string }) => m.key).sort()).toEqual(['cv_location', 'cv_photo']);

@@ -60,13 +60,19 @@ export function oneLine(max: number) {
     .refine((s) => !NOT_ONE_LINE.test(s), { message: 'must be one line without control characters' });
 }
 
-/** A tag: 1..max characters, no commas (they separate tags in recall), no control characters. */
+/** Characters that show as nothing inside a word. */
+const INVISIBLE = /[\u00ad\u200b\u2060\ufeff]/;
+
+/** A tag: 1..max characters (composed), no commas (they separate tags in recall), no control or invisible characters. */
 export function tagText(max: number) {
   return z
     .string({ message: 'must be a string' })
     .refine(hasVisibleText, { message: 'must not be empty', abort: true })
-    .refine((t) => charLength(t.trim()) <= max, { message: `must be at most ${max} characters` })
-    .refine((t) => !NOT_ONE_LINE.test(t) && !t.includes(','), { message: 'must not contain commas or control characters' });
+    // Counted as stored (composed, NFC): "résumé" typed decomposed is 6 characters, not 8.
+    .refine((t) => charLength(t.trim().normalize('NFC')) <= max, { message: `must be at most ${max} characters` })
+    .refine((t) => !NOT_ONE_LINE.test(t) && !t.includes(','), { message: 'must not contain commas or control characters' })
+    // Invisible, so "work\u200b" would look like "work" and never match it (a tester's find).
+    .refine((t) => !INVISIBLE.test(t), { message: 'must not contain invisible characters (zero-width space, word joiner, byte order mark, soft hyphen)' });
 }
 
 /**
