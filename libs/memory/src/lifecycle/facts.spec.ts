@@ -183,6 +183,10 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
 
   it("a negation said another way is the same statement: don't / do not", () => {
     expect(sameStatement('user: I do not have a car', "user: I don't have a car", DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(true);
+    // Shouted: no name "DON" nor letter "T" (a tester's find); a name in capitals with its possessive stays a value.
+    expect(sameStatement("user: I DON'T like spicy Thai food a lot", "user: I don't like spicy Thai food a lot", DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(true);
+    expect(sameStatement("user: I DON'T like spicy Thai food a lot", "user: I do not like spicy Thai food a lot", DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(true);
+    expect(sameStatement("user: I work at JOHN'S bakery near the old harbour", "user: I work at MARY'S bakery near the old harbour", DEFAULT_LIFECYCLE.consolidation.near_duplicate_similarity)).toBe(false);
   });
 
   it("an assistant's words are not a user's facts, a first-person reaction is chatter, decomposed Hangul reads as composed", () => {

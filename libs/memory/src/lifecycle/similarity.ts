@@ -65,8 +65,9 @@ const NUMBER_WORDS = new Set(
  * or the pronoun), numbers written as words; stop words left out.
  */
 export function valueWords(text: string): Set<string> {
-  const capitalised = (text.match(/[\p{Lu}\p{N}][\p{L}\p{N}]*/gu) ?? []).map((w) => w.toLowerCase()).filter((w) => !STOP_WORDS.has(w) && (w.length > 1 || /\p{N}/u.test(w)));
-  const letters = (text.match(/(?<![\p{L}\p{N}])\p{Lu}(?![\p{L}\p{N}'’])/gu) ?? []).filter((l) => l !== 'A' && l !== 'I').map((l) => l.toLowerCase());
+  // Not the word of a contraction in capitals: "I DON'T" says "do not", no name "DON" nor letter "T".
+  const capitalised = (text.match(/[\p{Lu}\p{N}][\p{L}\p{N}]*(?![\p{L}\p{N}]|['’][Tt](?![\p{L}]))/gu) ?? []).map((w) => w.toLowerCase()).filter((w) => !STOP_WORDS.has(w) && (w.length > 1 || /\p{N}/u.test(w)));
+  const letters = (text.match(/(?<![\p{L}\p{N}]['’]?)\p{Lu}(?![\p{L}\p{N}'’])/gu) ?? []).filter((l) => l !== 'A' && l !== 'I').map((l) => l.toLowerCase());
   const numbers = (text.toLowerCase().match(/[\p{L}]+/gu) ?? []).filter((w) => NUMBER_WORDS.has(w));
   return new Set([...capitalised, ...letters, ...numbers]);
 }
