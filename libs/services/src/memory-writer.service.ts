@@ -161,7 +161,13 @@ export class MemoryWriter {
     if (created) return { memory: created, status: 'created' };
     const current = await this.memories.findByKeyForUpdate(tx, scope.mindId, input.category, input.key);
     if (!current) throw new AppError('conflict', 'the memory changed while writing; retry');
-    return this.edit(tx, scope, current, input, { importance, embedding, now, config, upsert: true });
+    const written = await this.edit(tx, scope, current, input, { importance, embedding, now, config, upsert: true });
+    if (current.forgotten_at === null) return written;
+    // Saving a soft-forgotten fact again is its repetition (seed 000 rehearsal; docs/lifecycle.md
+    // "Reinforcement"): it is revived as a repeated conversation fact is, rather than answered
+    // "unchanged" and left out of recall (a tester's find).
+    await this.reinforce(tx, written.memory, [], importance, now, config);
+    return { ...written, memory: (await this.memories.findById(tx, current.mind_id, current.id)) ?? written.memory };
   }
 
   /**
