@@ -19,6 +19,11 @@ const REQUESTS = [
   '잊지 마, 다음 주 화요일에 치과 예약이 있어',
   '覚えておいて、私の誕生日は5月3日です',
   '记住，我对花生过敏',
+  // A tester's: the particular after "remember (that|the)" (helper 21).
+  'Remember that the garage code is 3391.',
+  'Remember the wifi password is hunter2',
+  "Remember that Sarah's birthday is May 3.",
+  "Don't forget the dentist appointment is on Tuesday",
 ];
 // Reminiscence, advice to the other, questions: LoCoMo's friends say these to each other.
 const NOT_REQUESTS = [
@@ -35,6 +40,8 @@ const NOT_REQUESTS = [
   'Remember that time I fell?',
   'Remember that epic block in Game 7?',
   'Remember that staying positive is very important.',
+  'Remember that the best is yet to come',
+  'Remember the day we met at the beach?',
 ];
 
 // A tester's: standing instructions said as commands were discarded (claude-code #75297, TrueMemory #554).

@@ -15,6 +15,13 @@ const ENGLISH = new RegExp(
     String.raw`(?:(?:please|pls)\s+${VERB}${REMINISCENCE}\b|${VERB}${REMINISCENCE}(?:(?:\s+(?:this|that|it))?\s*[:\-–—]\s*\S|,?(?:\s+(?:this|that|it|is|was|about))?(?:\s+[\p{L}']+){0,2}?\s+(?:my|i|i'm|i've|i'll|me|we|we're|our|mine)\b))`,
   'iu',
 );
+// "Remember (that) the garage code is 3391": a statement of a particular after the verb, which
+// advice lacks ("remember that staying positive is important"): a digit, a name, or a word for a
+// thing people ask to keep (code, password, birthday ...).
+const STATEMENT = new RegExp(OPENER + String.raw`${VERB}${REMINISCENCE}\s+(?:that\s+)?([^.!?
+]{1,200}?\s(?:is|are|was|were|=)\s[^.!?
+]*)`, 'iu');
+const PARTICULAR = /\d|(?<=\s)\p{Lu}|(?:code|password|passcode|pin|number|address|birthday|anniversary|appointment|meeting|deadline|flight|name|phone|email|allergic|allergy)/u;
 // 기억해 (줘/둬/주세요), 잊지 마, 메모해; 覚えて, 忘れないで; 记住, 别忘了; merk dir; souviens-toi, n'oublie pas; recuerda, no olvides.
 const OTHER = /기억해\s*(?:줘|둬|두|주|놔)|기억해\s*$|잊지\s*마|메모해|覚えて(?:おいて|ください)|忘れないで|记住|記住|别忘了|別忘了|merk\s+dir|vergiss\s+nicht|souviens-toi|n'oublie\s+pas|no\s+olvides|recuerda\s+que/iu;
 
@@ -27,7 +34,8 @@ const OTHER = /기억해\s*(?:줘|둬|두|주|놔)|기억해\s*$|잊지\s*마|�
  */
 export function asksToRemember(text: string): boolean {
   const t = straightApostrophes(text.normalize('NFC'));
-  return ENGLISH.test(t) || OTHER.test(t);
+  const statement = STATEMENT.exec(t)?.[1];
+  return ENGLISH.test(t) || OTHER.test(t) || (statement !== undefined && !/\?\s*$/.test(t) && PARTICULAR.test(statement));
 }
 
 // What an instruction about the assistant's answers is about: their language, form, tools, the
