@@ -134,4 +134,10 @@ export const PLAIN_FACTS: readonly string[] = [
   'Our daughter was born yesterday.',
   'We are expecting twins in May.',
   'I adopted a rescue greyhound called Pixel.',
+  // Another tester's, at 0.52-0.64: a family member's pastime or studies, a sale.
+  'My son plays football.',
+  'My wife plays tennis.',
+  'My daughter plays the violin.',
+  'My son studies law at Oxford.',
+  'I sold my car.',
 ];
