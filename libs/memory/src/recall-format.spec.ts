@@ -84,6 +84,16 @@ Memories: 12 total (10 verified, 2 unverified)
     ]);
   });
 
+  it('at the recall\'s time, dates every memory whose event is a day old or more: an old fact and a new one read apart', () => {
+    const stored = new Date('2026-03-01T09:00:00Z');
+    const today = new Date('2026-11-20T09:00:00Z');
+    const recalled = formatRecall({ mindName: 'm', at: new Date('2026-11-20T18:00:00Z'), total: 2, verified: 2, unverified: 0 }, [
+      entry({ occurred_at: stored, created_at: stored, key: 'employer', content: 'The user works at Acme' }),
+      entry({ occurred_at: today, created_at: today, key: 'new_job', content: 'The user started at Globex' }),
+    ]);
+    expect(recalled.split('\n').slice(3)).toEqual(['[001] note (NORMAL) [verified]', '  employer', '  Date: 2026-03-01 09:00 UTC', '  The user works at Acme', '', '[002] note (NORMAL) [verified]', '  new_job', '  The user started at Globex', '']);
+  });
+
   it('numbers past 999 keep counting', () => {
     const many = Array.from({ length: 1000 }, () => entry({}));
     expect(formatRecall({ mindName: 'm', total: 1000, verified: 1000, unverified: 0 }, many)).toContain('[1000] note');

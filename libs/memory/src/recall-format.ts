@@ -16,13 +16,19 @@ export interface RecallEntry {
   created_at?: Date;
 }
 
+/** How old a memory's event must be, at the recall, for every memory to be dated: a day (ms). */
+const DATED_AFTER_MS = 86_400_000;
+
 /**
- * A remembered event, which recall dates: a conversation's episode (key `episode_…`) or a memory
+ * A remembered event, which recall dates: a conversation's episode (key `episode_…`), a memory
  * whose event time is not when it was stored (an import, a fact said earlier, an appointment to
- * come). A keyed write of now has no date line: seed 002's layout exactly.
+ * come), or, given the recall's time `at`, any memory whose event is a day old or more (a fact
+ * stored months ago beside one stored this week: a tester's find, they read as equally current).
+ * A keyed write of today has no date line: seed 002's layout exactly.
  */
-export function isDated(entry: Pick<RecallEntry, 'key' | 'occurred_at' | 'created_at'>): boolean {
+export function isDated(entry: Pick<RecallEntry, 'key' | 'occurred_at' | 'created_at'>, at?: Date): boolean {
   if (!entry.occurred_at) return false;
+  if (at !== undefined && at.getTime() - entry.occurred_at.getTime() >= DATED_AFTER_MS) return true;
   return entry.key.startsWith('episode_') || (entry.created_at !== undefined && Math.abs(entry.occurred_at.getTime() - entry.created_at.getTime()) >= 1000);
 }
 
@@ -34,6 +40,8 @@ export function recallDate(at: Date): string {
 /** The header figures of a recall: memories of the mind that recall can show (not expired). */
 export interface RecallSummary {
   mindName: string;
+  /** When the recall is made: a memory whose event is a day older is dated ({@link isDated}). */
+  at?: Date;
   total: number;
   verified: number;
   unverified: number;
@@ -74,7 +82,7 @@ export function compareRecall(a: RecallEntry, b: RecallEntry): number {
  * memory has none. Ends with a newline.
  */
 export function formatRecall(summary: RecallSummary, entries: readonly RecallEntry[]): string {
-  return recallHeader(summary) + entries.map((entry, index) => recallBlock(entry, index + 1)).join('');
+  return recallHeader(summary) + entries.map((entry, index) => recallBlock(entry, index + 1, summary.at)).join('');
 }
 
 /** The two header lines, each ended by a newline. */
@@ -99,12 +107,12 @@ const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
  * remembered event ({@link isDated}) has a date line after its key (ours, issue 15: so that a
  * model reading two statements of the same thing can tell which is current); the rest is seed 002's.
  */
-export function recallBlock(entry: RecallEntry, number: number): string {
+export function recallBlock(entry: RecallEntry, number: number, at?: Date): string {
   const lines = [
     '',
     `[${String(number).padStart(3, '0')}] ${entry.category} (${entry.priority.toUpperCase()}) ` + (entry.verified ? '[verified]' : '[unverified]'),
     `  ${entry.key}`,
-    ...(isDated(entry) ? [`  ${recallDate(entry.occurred_at as Date)}`] : []),
+    ...(isDated(entry, at) ? [`  ${recallDate(entry.occurred_at as Date)}`] : []),
     ...entry.content.split(LINE_BREAK).map((line) => `  ${line}`),
   ];
   if (entry.tags.length > 0) lines.push(`  Tags: ${entry.tags.join(', ')}`);
@@ -130,7 +138,7 @@ export function packRecall(
   for (const entry of ordered) {
     // Numbers widen past 999; measuring the block with its own number keeps the count exact enough,
     // and the whole text is measured again below.
-    const cost = countTokens(recallBlock(entry, taken.length + 1));
+    const cost = countTokens(recallBlock(entry, taken.length + 1, summary.at));
     if (used + cost > maxTokens) continue;
     taken.push(entry);
     used += cost;

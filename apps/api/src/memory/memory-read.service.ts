@@ -223,7 +223,7 @@ export class MemoryReadService {
       async (tx) => {
         const mind = await this.minds.require(tx, scope);
         const counts = await this.recallCounts(tx, scope.mindId, now);
-        const summary = { mindName: mind.name, total: counts.total, verified: counts.verified, unverified: counts.total - counts.verified };
+        const summary = { mindName: mind.name, at: now, total: counts.total, verified: counts.verified, unverified: counts.total - counts.verified };
         // Both bounds hold when both are given (a tester's find: limit was ignored beside max_tokens).
         const wanted = query.limit ?? (budget ? RECALL_CANDIDATES : RECALL_DEFAULT_LIMIT);
         let ordered: MemoryRow[];
