@@ -173,7 +173,9 @@ describe('MCP server at /mcp', () => {
     const found = await call(client, 'search', { q: 'deployed', limit: 5, tags: ['synapse'] });
     expect(found.isError).toBeFalsy();
     expect((found.structuredContent as { items: unknown[] }).items).toEqual([expect.objectContaining({ id, key: 'synapse_status', content: 'v1.6.0 deployed', relevance: 1 })]);
-    expect(textOf(found)).toBe('1. project/synapse_status (relevance 1.00): v1.6.0 deployed');
+    // The day of the event, so a model reading only the text can tell the newer of two facts.
+    const day = (found.structuredContent as { items: { occurred_at: string }[] }).items[0]?.occurred_at.slice(0, 10);
+    expect(textOf(found)).toBe(`1. project/synapse_status (relevance 1.00, ${day}): v1.6.0 deployed`);
 
     const forgotten = await call(client, 'forget', { id });
     expect(forgotten.isError).toBeFalsy();
@@ -212,7 +214,7 @@ describe('MCP server at /mcp', () => {
     const byId = await call(client, 'get', { id });
     expect(byKey.structuredContent).toMatchObject({ memory: { id, content: 'The user works at Initech', tags: ['work'], version: 1, retention: expect.any(Number) } });
     expect((byId.structuredContent as { memory: { id: string } }).memory.id).toBe(id);
-    expect(textOf(byId)).toBe('identity/user_employer (v1): The user works at Initech');
+    expect(textOf(byId)).toBe(`identity/user_employer (v1, ${(byId.structuredContent as { memory: { occurred_at: string } }).memory.occurred_at.slice(0, 10)}): The user works at Initech`);
 
     const updated = await call(client, 'update', { category: 'identity', key: 'user_employer', content: 'The user works at Globex', priority: 'high' });
     expect(updated.isError).toBeFalsy();

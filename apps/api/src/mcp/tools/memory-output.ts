@@ -80,5 +80,11 @@ export const VersionOut = z.object({
 /** The one-line handle of a memory in text answers: `fact/user_employer`. */
 export const handle = (m: { category: string; key: string }): string => `${m.category}/${m.key}`;
 
-/** A memory in text answers: `fact/user_employer (v2): Works at Globex`. */
-export const line = (m: MemoryOut): string => `${handle(m)} (v${m.version}): ${m.content}`;
+/** The day a memory's event happened, for text answers: `, 2024-01-10` (empty when unknown). */
+export const dated = (m: Pick<MemoryOut, 'occurred_at'>): string => (m.occurred_at ? `, ${m.occurred_at.slice(0, 10)}` : '');
+
+/**
+ * A memory in text answers: `fact/user_employer (v2, 2024-01-10): Works at Globex`. The day tells
+ * a model reading two facts of the same thing which is newer (many clients show it only the text).
+ */
+export const line = (m: MemoryOut): string => `${handle(m)} (v${m.version}${dated(m)}): ${m.content}`;

@@ -5,7 +5,7 @@ import type { MemoryReadService } from '../../memory/memory-read.service';
 import type { MemoryScope } from '../../memory/memory-scope';
 import { SearchQuerySchema } from '../../memory/memory.dto';
 import { CATEGORY_GUIDE, MEMORY_TYPE_GUIDE, PRIORITY_GUIDE } from './guidance';
-import { HitOut, handle, readMemoryOut } from './memory-output';
+import { HitOut, dated, handle, readMemoryOut } from './memory-output';
 import { answer, asParam, defined, parseAs, run } from './tool-helpers';
 import { DATE_TIME, QUERY_TEXT, TAG_JSON, arg, jsonOf, propertyOf, unit, toolInput } from './tool-schema';
 
@@ -60,7 +60,7 @@ export function registerSearchTool(server: McpServer, scope: MemoryScope, reads:
         // the best hit it reads as 0..1.
         const top = Math.max(0, ...found.items.map((h) => h.score));
         const items = found.items.map((h) => ({ ...readMemoryOut(h), relevance: top > 0 ? unit(h.score / top) : 0 }));
-        const text = items.length === 0 ? 'no memories found' : items.map((m, i) => `${i + 1}. ${handle(m)} (relevance ${m.relevance.toFixed(2)}): ${m.content}`).join('\n');
+        const text = items.length === 0 ? 'no memories found' : items.map((m, i) => `${i + 1}. ${handle(m)} (relevance ${m.relevance.toFixed(2)}${dated(m)}): ${m.content}`).join('\n');
         return answer({ items }, text);
       }),
   );
