@@ -88,6 +88,18 @@ describe('memory API (seed 002)', () => {
       expect(history.body.items.map((v: { created_at: string }) => v.created_at)).toEqual([second.body.updated_at, first.body.created_at]);
     });
 
+    it('history keeps every field a write changes: when it happened, the payload, the source refs (a tester\'s find)', async () => {
+      const trip = { category: 'context', key: 'history_trip', content: 'Flight to Rome' };
+      const v1 = await storeMemory(t, asAgent(f), { ...trip, occurred_at: '2026-05-01T08:00:00Z', payload: { flight: 'AZ123' }, source_refs: ['msg-1'] }).expect(201);
+      await storeMemory(t, asAgent(f), { ...trip, occurred_at: '2026-06-01T08:00:00Z', payload: { flight: 'AZ999' }, source_refs: ['msg-2'] }).expect(200);
+      const history = await t.http().get(`/v1/memory/${v1.body.id}/history`).set(asAgent(f)).expect(200);
+      expect(history.body.items.map((v: { version: number; occurred_at: string; payload: unknown; source_refs: string[] }) => [v.version, v.occurred_at, v.payload, v.source_refs])).toEqual([
+        [2, '2026-06-01T08:00:00.000Z', { flight: 'AZ999' }, ['msg-2']],
+        [1, '2026-05-01T08:00:00.000Z', { flight: 'AZ123' }, ['msg-1']],
+      ]);
+      expect(history.body.items[1]).toMatchObject({ memory_type: 'working', temporal_context: null, temporal_position: null });
+    });
+
     it('the same key in another category is another memory', async () => {
       const a = await storeMemory(t, asAgent(f), { category: 'note', key: 'shared_key', content: 'a note' }).expect(201);
       const b = await storeMemory(t, asAgent(f), { category: 'fact', key: 'shared_key', content: 'a fact' }).expect(201);

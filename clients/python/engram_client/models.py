@@ -172,6 +172,13 @@ class MemoryVersion(TypedDict):
     verified: bool
     confidence: float
     expires_at: Optional[str]
+    #: When what it said happened; this and the five below are None in a version recorded before 2026-12-11.
+    occurred_at: Optional[str]
+    memory_type: Optional[MemoryType]
+    payload: Optional[Dict[str, Any]]
+    source_refs: Optional[List[str]]
+    temporal_context: Optional[str]
+    temporal_position: Optional[int]
     actor_type: Literal["user", "mind_key", "service_key", "system"]
     actor_id: Optional[str]
     created_at: str

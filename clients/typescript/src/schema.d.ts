@@ -1164,11 +1164,21 @@ export interface components {
                 /** Format: date-time */
                 expires_at: string | null;
                 key: string;
+                /** @enum {string|null} */
+                memory_type: "stm" | "episodic" | "semantic" | "procedural" | "working" | null;
+                /** Format: date-time */
+                occurred_at: string | null;
+                payload: {
+                    [key: string]: unknown;
+                } | null;
                 /** @enum {string} */
                 priority: "low" | "normal" | "high" | "critical";
                 /** @enum {string} */
                 source: "user" | "agent";
+                source_refs: string[] | null;
                 tags: string[];
+                temporal_context: string | null;
+                temporal_position: number | null;
                 verified: boolean;
                 version: number;
             }[];

@@ -155,6 +155,13 @@ export interface MemoryVersionsTable {
   verified: boolean;
   confidence: number;
   expires_at: Timestamp | null;
+  // Recorded from migration 20261211000000 on: null in a version recorded before it.
+  occurred_at: Timestamp | null;
+  memory_type: MemoryType | null;
+  payload: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  source_refs: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  temporal_context: string | null;
+  temporal_position: number | null;
   actor_type: ActorType;
   actor_id: string | null;
   created_at: GeneratedTimestamp;

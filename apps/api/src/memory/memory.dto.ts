@@ -224,6 +224,13 @@ export const MemoryVersionViewSchema = MemoryViewSchema.pick({
   expires_at: true,
   created_at: true,
 }).extend({
+  // What else the version states; null in a version recorded before these were (2026-12-11).
+  occurred_at: isoDateTime.nullable(),
+  memory_type: memoryType.nullable(),
+  payload: z.record(z.string(), z.unknown()).nullable(),
+  source_refs: z.array(z.string()).nullable(),
+  temporal_context: z.string().nullable(),
+  temporal_position: z.number().int().nullable(),
   change: z.enum(['create', 'update', 'verify']),
   actor_type: z.enum(['user', 'mind_key', 'service_key', 'system']),
   actor_id: z.uuid().nullable(),

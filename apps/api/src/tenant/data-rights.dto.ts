@@ -106,6 +106,13 @@ export const MemoryVersionLineSchema = z.object({
   verified: z.boolean({ message: 'must be true or false' }),
   confidence: f.confidence,
   expires_at: when.nullable().default(null),
+  // Absent from exports made before versions recorded them (2026-12-11).
+  occurred_at: when.nullable().default(null),
+  memory_type: f.memoryType.nullable().default(null),
+  payload: f.payload.nullable().default(null),
+  source_refs: f.sourceRefs.nullable().default(null),
+  temporal_context: f.temporalContext.nullable().default(null),
+  temporal_position: f.temporalPosition.nullable().default(null),
   actor_type: z.enum(['user', 'mind_key', 'service_key', 'system'], { message: 'must be user, mind_key, service_key or system' }),
   actor_id: z.uuid({ message: 'must be a UUID' }).nullable().default(null),
   created_at: when,

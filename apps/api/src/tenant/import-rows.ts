@@ -89,9 +89,28 @@ export function restoredMemory(
   };
   const versions: NewMemoryVersion[] =
     history.length === 0
-      ? [{ memory_id: target.id, version: m.version, mind_id: target.mindId, change: 'create', ...versionFields({ ...m, tags: written.tags }), actor_type: 'user', actor_id: importer.userId, created_at: now }]
-      : history.map((v) => ({ memory_id: target.id, version: v.version, mind_id: target.mindId, change: v.change, ...versionFields(v), actor_type: v.actor_type, actor_id: v.actor_id, created_at: v.created_at }));
+      ? [{ memory_id: target.id, version: m.version, mind_id: target.mindId, change: 'create', ...versionFields({ ...m, tags: written.tags }), ...statedFields(written), actor_type: 'user', actor_id: importer.userId, created_at: now }]
+      : history.map((v) => ({ memory_id: target.id, version: v.version, mind_id: target.mindId, change: v.change, ...versionFields(v), ...statedFields(v), actor_type: v.actor_type, actor_id: v.actor_id, created_at: v.created_at }));
   return { row, versions };
+}
+
+/** What else a version states (null where an older export's line did not record it). */
+function statedFields(v: {
+  occurred_at: Date | string | null;
+  memory_type: NewMemoryVersion['memory_type'];
+  payload: Record<string, unknown> | null;
+  source_refs: string[] | null;
+  temporal_context: string | null;
+  temporal_position: number | null;
+}): Pick<NewMemoryVersion, 'occurred_at' | 'memory_type' | 'payload' | 'source_refs' | 'temporal_context' | 'temporal_position'> {
+  return {
+    occurred_at: v.occurred_at,
+    memory_type: v.memory_type,
+    payload: v.payload === null ? null : JSON.stringify(v.payload),
+    source_refs: v.source_refs,
+    temporal_context: v.temporal_context,
+    temporal_position: v.temporal_position,
+  };
 }
 
 type VersionFields = Pick<NewMemoryVersion, 'category' | 'key' | 'content' | 'tags' | 'priority' | 'source' | 'verified' | 'confidence' | 'expires_at'>;

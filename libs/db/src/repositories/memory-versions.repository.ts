@@ -11,14 +11,11 @@ export interface Actor {
   id: string | null;
 }
 
-/** The columns a version is read with: all but the tenant. */
-export const VERSION_COLUMNS = [
-  'memory_id',
-  'version',
-  'mind_id',
-  'change',
-  'category',
-  'key',
+/**
+ * The fields of a memory that a write can change, which each version records (and which a
+ * `memory.updated` webhook names when they change).
+ */
+export const WRITTEN_COLUMNS = [
   'content',
   'tags',
   'priority',
@@ -26,10 +23,16 @@ export const VERSION_COLUMNS = [
   'verified',
   'confidence',
   'expires_at',
-  'actor_type',
-  'actor_id',
-  'created_at',
+  'occurred_at',
+  'memory_type',
+  'payload',
+  'source_refs',
+  'temporal_context',
+  'temporal_position',
 ] as const;
+
+/** The columns a version is read with: all but the tenant. */
+export const VERSION_COLUMNS = ['memory_id', 'version', 'mind_id', 'change', 'category', 'key', ...WRITTEN_COLUMNS, 'actor_type', 'actor_id', 'created_at'] as const;
 
 export type MemoryVersionRow = Omit<MemoryVersion, 'tenant_id'>;
 
@@ -64,6 +67,12 @@ export class MemoryVersionsRepository {
         verified: memory.verified,
         confidence: memory.confidence,
         expires_at: memory.expires_at,
+        occurred_at: memory.occurred_at,
+        memory_type: memory.memory_type,
+        payload: JSON.stringify(memory.payload),
+        source_refs: memory.source_refs,
+        temporal_context: memory.temporal_context,
+        temporal_position: memory.temporal_position,
         actor_type: actor.type,
         actor_id: actor.id,
         // The instant of the change it records, as the memory has it (not the database's clock).

@@ -1,26 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { WebhooksRepository, type MemoryRow, type TenantTx, type WebhookEvent, type WebhookEventType } from '@engram/db';
+import { WebhooksRepository, WRITTEN_COLUMNS, type MemoryRow, type TenantTx, type WebhookEvent, type WebhookEventType } from '@engram/db';
 import { WebhookDispatch } from './webhook-dispatch';
 
 /** What consolidation a `memory.consolidated` event reports (docs/webhooks.md). */
 export type ConsolidationStage = 'episode' | 'generalised';
 
-/** The fields of a memory a change can touch that a receiver is told about (`data.changed`). */
-const ANNOUNCED_FIELDS = [
-  'content',
-  'tags',
-  'priority',
-  'source',
-  'verified',
-  'confidence',
-  'expires_at',
-  'occurred_at',
-  'memory_type',
-  'payload',
-  'source_refs',
-  'temporal_context',
-  'temporal_position',
-] as const;
+/** The fields of a memory a change can touch that a receiver is told about (`data.changed`): those a version records. */
+const ANNOUNCED_FIELDS = WRITTEN_COLUMNS;
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 

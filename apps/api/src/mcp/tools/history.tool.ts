@@ -40,6 +40,7 @@ export function registerHistoryTool(server: McpServer, scope: MemoryScope, reads
           verified: v.verified,
           confidence: unit(v.confidence),
           expires_at: v.expires_at,
+          occurred_at: v.occurred_at,
           changed_by: v.actor_type,
           at: v.created_at,
         }));

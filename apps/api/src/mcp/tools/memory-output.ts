@@ -73,6 +73,7 @@ export const VersionOut = z.object({
   verified: z.boolean(),
   confidence: z.number().min(0).max(1),
   expires_at: dateTimeOut.nullable(),
+  occurred_at: dateTimeOut.nullable().describe('when what this version says happened or was said; null in a version recorded before this was kept'),
   changed_by: MemoryVersionViewSchema.shape.actor_type.describe('who made the change: user (a person), mind_key (an agent using this mind), service_key (the application\'s backend) or system (the server itself, e.g. learning from a conversation)'),
   at: dateTimeOut,
 });
