@@ -216,14 +216,19 @@ describe('90-day simulation on an injectable clock', () => {
       }
     });
 
-    it('saving a soft-forgotten fact again revives it, as a read does, and recall shows it again', async () => {
+    it('saving a soft-forgotten fact again, or editing it, revives it, as a read does, and recall shows it again', async () => {
       const g = await createTenant(t, 'resave');
       const born = clock.now().getTime() + DAY;
       at(born);
       const id = await store(g, 'resaved_fact', 0.25);
+      const edited = await store(g, 'edited_fact', 0.25);
       const forgotten = await forgottenBetween(g.tenantId, id, born + 600_000, born + 3 * DAY);
       expect(forgotten).not.toBeNull();
       at((forgotten as number) + 60_000);
+      expect((await row(edited)).forgotten_at).not.toBeNull();
+      // An edit of another field is a use of it too.
+      await t.http().put(`/v1/memory/${edited}`).set(asAgent(g)).send({ priority: 'high' }).expect(200);
+      expect((await row(edited)).forgotten_at).toBeNull();
       expect((await t.http().get('/v1/memory/recall').set(asAgent(g)).expect(200)).text).not.toContain('resaved_fact');
       // The same body again: unchanged, and no new version, but no longer forgotten.
       const again = await t.http().post('/v1/memory').set(asAgent(g)).send({ category: 'fact', key: 'resaved_fact', content: 'The user said resaved_fact', importance: 0.25 }).expect(200);

@@ -161,13 +161,7 @@ export class MemoryWriter {
     if (created) return { memory: created, status: 'created' };
     const current = await this.memories.findByKeyForUpdate(tx, scope.mindId, input.category, input.key);
     if (!current) throw new AppError('conflict', 'the memory changed while writing; retry');
-    const written = await this.edit(tx, scope, current, input, { importance, embedding, now, config, upsert: true });
-    if (current.forgotten_at === null) return written;
-    // Saving a soft-forgotten fact again is its repetition (seed 000 rehearsal; docs/lifecycle.md
-    // "Reinforcement"): it is revived as a repeated conversation fact is, rather than answered
-    // "unchanged" and left out of recall (a tester's find).
-    await this.reinforce(tx, written.memory, [], importance, now, config);
-    return { ...written, memory: (await this.memories.findById(tx, current.mind_id, current.id)) ?? written.memory };
+    return this.edit(tx, scope, current, input, { importance, embedding, now, config, upsert: true });
   }
 
   /**
@@ -182,8 +176,14 @@ export class MemoryWriter {
     ctx: { importance?: ImportanceResult; embedding?: Embedding; now: Date; config: LifecycleConfig; upsert: boolean },
   ): Promise<WriteResult> {
     const patch = memoryChange(current, edit, { writer: scope.writer, now: ctx.now, config: ctx.config, upsert: ctx.upsert, importance: ctx.importance });
-    if (!patch) return { memory: current, status: 'unchanged' };
-    return { memory: await this.change(tx, current, patch, scope.actor, { embedding: ctx.embedding, now: ctx.now }), status: 'updated' };
+    const written: WriteResult = patch ? { memory: await this.change(tx, current, patch, scope.actor, { embedding: ctx.embedding, now: ctx.now }), status: 'updated' } : { memory: current, status: 'unchanged' };
+    if (current.forgotten_at === null) return written;
+    // Saving or editing a soft-forgotten memory is its repetition (seed 000 rehearsal;
+    // docs/lifecycle.md "Reinforcement"): it is revived as a repeated conversation fact is, rather
+    // than answered "unchanged" and left out of recall (a tester's find).
+    const repetition = ctx.importance ?? { score: current.importance_score ?? 0, path: current.importance_source ?? 'rules' };
+    await this.reinforce(tx, written.memory, [], repetition, ctx.now, ctx.config);
+    return { ...written, memory: (await this.memories.findById(tx, current.mind_id, current.id)) ?? written.memory };
   }
 
   /**
