@@ -82,13 +82,15 @@ export function canonicalJson(value: unknown): string {
 }
 
 const sameArray = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+// Tags are a set (seed 002 "태그"; each is stored once): the same tags in another order change nothing (a tester's find).
+const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
 const sameTime = (a: Date | null, b: Date | null) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
 
 /** True when `next` states exactly what `current` holds (payload compared as JSON, key order ignored). */
 export function sameWritten(current: WrittenFields, next: WrittenFields): boolean {
   return (
     next.content_hash === current.content_hash &&
-    sameArray(next.tags, current.tags) &&
+    sameSet(next.tags, current.tags) &&
     next.priority === current.priority &&
     next.source === current.source &&
     next.verified === current.verified &&

@@ -85,6 +85,13 @@ describe('memoryChange (what an edit changes)', () => {
     expect(memoryChange(current, {}, ctx())).toBeUndefined();
   });
 
+  it('the same tags in another order change nothing; another tag does', () => {
+    const current = stored({ tags: ['a', 'b'] });
+    expect(memoryChange(current, { tags: ['b', 'A'] }, ctx())).toBeUndefined();
+    expect(memoryChange(current, { tags: ['b', 'c'] }, ctx())?.tags).toEqual(['b', 'c']);
+    expect(memoryChange(current, { tags: ['a', 'b', 'b'] }, ctx())).toBeUndefined();
+  });
+
   it('keeps what the edit omits, and bumps the version', () => {
     const current = stored({ tags: ['a'], priority: 'high' });
     const patch = memoryChange(current, { content: 'The office is in Munich' }, ctx());
