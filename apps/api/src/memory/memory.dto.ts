@@ -227,7 +227,7 @@ export const MemoryVersionViewSchema = MemoryViewSchema.pick({
   // What else the version states; null in a version recorded before these were (2026-12-11).
   occurred_at: isoDateTime.nullable(),
   memory_type: memoryType.nullable(),
-  payload: z.record(z.string(), z.unknown()).nullable(),
+  payload: z.object({}).catchall(z.unknown()).nullable(),
   source_refs: z.array(z.string()).nullable(),
   temporal_context: z.string().nullable(),
   temporal_position: z.number().int().nullable(),
