@@ -167,6 +167,21 @@ describe('retrieval', () => {
     for (const mode of ['any', 'all']) expect(await find('Ｐｙｔｈｏｎ', mode)).toEqual([python]);
   });
 
+  // "450000" found nothing in "$450,000", and "85,000" found the house by its "000" (a tester's
+  // find). The document and every query join a number's groups (engram_join_digit_groups).
+  it('finds a number however its thousands are written, in any and all modes', async () => {
+    const c = await createTenant(t, 'digit-groups');
+    const as = asAgent(c);
+    const write = async (key: string, content: string) => (await t.http().post('/v1/memory').set(as).send({ category: 'fact', key, content }).expect(201)).body.id as string;
+    const salary = await write('salary', 'User earns 85000 dollars a year');
+    const house = await write('house_price', 'The house cost $450,000 in 2021');
+    const swiss = await write('rent', "The flat costs CHF 2'400 a month");
+    const find = async (q: string, mode: string) => ((await t.http().get('/v1/memory/search').query({ q, mode, explain: true }).set(as).expect(200)).body.items as { id: string; explain: { text: { rank: number | null } } }[]).filter((h) => h.explain.text.rank !== null).map((h) => h.id);
+    for (const [q, id] of [['85,000', salary], ['85000', salary], ['450000', house], ['450,000', house], ['2400', swiss], ['2,400', swiss]] as const) {
+      for (const mode of ['any', 'all']) expect({ q, mode, hits: await find(q, mode) }).toEqual({ q, mode, hits: [id] });
+    }
+  });
+
   it('?explain=true gives each hit its parts, and they multiply to its score', async () => {
     const plain = await search({ q: 'database' });
     expect(plain.body.items[0].explain).toBeUndefined();

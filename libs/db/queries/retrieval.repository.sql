@@ -11,7 +11,7 @@ select
         tsvector_to_array(
           to_tsvector(
             'english',
-            engram_cjk_document (engram_fold_accents (coalesce($1::text, '')))
+            engram_cjk_document (engram_search_text (coalesce($1::text, '')))
           )
         )
       ) as l
@@ -30,7 +30,7 @@ select
         tsvector_to_array(
           to_tsvector(
             'english',
-            engram_cjk_document (engram_fold_accents (coalesce($1::text, '')))
+            engram_cjk_document (engram_search_text (coalesce($1::text, '')))
           )
         )
       ) as l
@@ -452,7 +452,7 @@ with
                       regexp_replace(
                         websearch_to_tsquery(
                           'english',
-                          engram_cjk_bigrams (engram_fold_accents ($7))
+                          engram_cjk_bigrams (engram_search_text ($7))
                         )::text,
                         '''([\uac00-\ud7a3]+)''',
                         '''\1'':*',
@@ -472,7 +472,7 @@ with
                 and search_vector @@ regexp_replace(
                   websearch_to_tsquery(
                     'english',
-                    engram_cjk_bigrams (engram_fold_accents ($12))
+                    engram_cjk_bigrams (engram_search_text ($12))
                   )::text,
                   '''([\uac00-\ud7a3]+)''',
                   '''\1'':*',
@@ -550,7 +550,7 @@ with
                   and search_vector @@ regexp_replace(
                     websearch_to_tsquery(
                       'english',
-                      engram_cjk_bigrams (engram_fold_accents ($24))
+                      engram_cjk_bigrams (engram_search_text ($24))
                     )::text,
                     '''([\uac00-\ud7a3]+)''',
                     '''\1'':*',
@@ -589,7 +589,7 @@ with
                       and search_vector @@ regexp_replace(
                         websearch_to_tsquery(
                           'english',
-                          engram_cjk_bigrams (engram_fold_accents ($32))
+                          engram_cjk_bigrams (engram_search_text ($32))
                         )::text,
                         '''([\uac00-\ud7a3]+)''',
                         '''\1'':*',
@@ -802,7 +802,7 @@ where
     and search_vector @@ regexp_replace(
       websearch_to_tsquery(
         'english',
-        engram_cjk_bigrams (engram_fold_accents ($53))
+        engram_cjk_bigrams (engram_search_text ($53))
       )::text,
       '''([\uac00-\ud7a3]+)''',
       '''\1'':*',
@@ -860,7 +860,7 @@ where
     and search_vector @@ regexp_replace(
       websearch_to_tsquery(
         'english',
-        engram_cjk_bigrams (engram_fold_accents ($61))
+        engram_cjk_bigrams (engram_search_text ($61))
       )::text,
       '''([\uac00-\ud7a3]+)''',
       '''\1'':*',

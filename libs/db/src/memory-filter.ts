@@ -49,5 +49,5 @@ export function memoryFilterSql(f: MemoryFilter): RawBuilder<boolean> {
  * `q=남편&mode=all` found nothing that `mode=any` found (a newcomer's report).
  */
 export function websearchSql(q: string): RawBuilder<unknown> {
-  return sql`regexp_replace(websearch_to_tsquery('english', engram_cjk_bigrams(engram_fold_accents(${websearchText(q)})))::text, '''([\\uac00-\\ud7a3]+)''', '''\\1'':*', 'g')::tsquery`;
+  return sql`regexp_replace(websearch_to_tsquery('english', engram_cjk_bigrams(engram_search_text(${websearchText(q)})))::text, '''([\\uac00-\\ud7a3]+)''', '''\\1'':*', 'g')::tsquery`;
 }

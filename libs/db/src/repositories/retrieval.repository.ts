@@ -47,7 +47,7 @@ export class RetrievalRepository {
    * and answers the query's
    * distinct stemmed lexemes (PostgreSQL's `english` configuration; accents folded and a run of
    * Han or kana read as its bigrams and its Han characters, as the search document reads it:
-   * `engram_fold_accents`, `engram_cjk_document`; "我的猫" finds "我有一只猫" by 猫, its rare
+   * `engram_search_text` (numbers' groups joined, accents folded), `engram_cjk_document`; "我的猫" finds "我有一只猫" by 猫, its rare
    * lexeme, while a pair that matches ranks higher), sorted; none for `q` null (a
    * vector-only search). Every statement of a search is built for an index (tenant and mind, GIN,
    * temporal); on a small table the planner still prefers scanning all of it, once per part.
@@ -61,7 +61,7 @@ export class RetrievalRepository {
   async startSearch(tx: TenantTx, q: string | null): Promise<string[]> {
     const { rows } = await sql<{ lexemes: string[] }>`
       select set_config('enable_seqscan', 'off', true) as seqscan,
-             array(select distinct l from unnest(tsvector_to_array(to_tsvector('english', engram_cjk_document(engram_fold_accents(coalesce(${q}::text, '')))))) as l order by l) as lexemes${PREPARED}`.execute(tx.trx);
+             array(select distinct l from unnest(tsvector_to_array(to_tsvector('english', engram_cjk_document(engram_search_text(coalesce(${q}::text, '')))))) as l order by l) as lexemes${PREPARED}`.execute(tx.trx);
     return rows[0]?.lexemes ?? [];
   }
 
