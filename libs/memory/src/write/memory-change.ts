@@ -130,8 +130,9 @@ export interface EditContext {
  */
 export function memoryChange(current: StoredMemory, edit: MemoryEdit, ctx: EditContext): MemoryPatch | undefined {
   const { now, config } = ctx;
-  const content = edit.content ?? current.content;
-  const hash = edit.content === undefined ? current.content_hash : contentHash(content);
+  // The same words with other trailing whitespace (a newline a client appends) are the same content.
+  const content = edit.content === undefined || edit.content.trimEnd() === current.content.trimEnd() ? current.content : edit.content;
+  const hash = content === current.content ? current.content_hash : contentHash(content);
   const rescored = hash !== current.content_hash && current.importance_source !== 'caller';
   const counted = ctx.importance && (ctx.importance.path === 'caller' || rescored) ? ctx.importance : undefined;
   const revive = ctx.upsert && edit.expires_at === undefined && current.expires_at !== null && current.expires_at.getTime() <= now.getTime();

@@ -85,6 +85,12 @@ describe('memoryChange (what an edit changes)', () => {
     expect(memoryChange(current, {}, ctx())).toBeUndefined();
   });
 
+  it('the same content with other trailing whitespace changes nothing; other leading whitespace does', () => {
+    const current = stored({ content: 'The office is in Lisbon' });
+    expect(memoryChange(current, { content: 'The office is in Lisbon \n' }, ctx())).toBeUndefined();
+    expect(memoryChange(current, { content: '  The office is in Lisbon' }, ctx())?.content).toBe('  The office is in Lisbon');
+  });
+
   it('the same tags in another order change nothing; another tag does', () => {
     const current = stored({ tags: ['a', 'b'] });
     expect(memoryChange(current, { tags: ['b', 'A'] }, ctx())).toBeUndefined();
