@@ -140,4 +140,13 @@ export const PLAIN_FACTS: readonly string[] = [
   'My daughter plays the violin.',
   'My son studies law at Oxford.',
   'I sold my car.',
+  // A newcomer's, at 0.47-0.62 and discarded at the conversation's end: travel, bookings and the
+  // codes a person keeps (a flight, its gate, its cancellation, a door code).
+  'My flight to Boston leaves from gate twelve',
+  'My flight to Boston was cancelled',
+  'My flight leaves at 9am tomorrow',
+  'My garage code is 3391',
+  'My hotel reservation is under Kim',
+  'My passport expires in March',
+  'I booked a flight to Oslo',
 ];
