@@ -19,9 +19,13 @@ describe('memory API (seed 002)', () => {
     it('a key stored again with new content and no date is dated now; the same content again keeps its date', async () => {
       const old = await storeMemory(t, asAgent(f), { category: 'fact', key: 'user_employer_dated', content: 'The user works at Acme.', occurred_at: '2023-01-01T00:00:00Z' }).expect(201);
       expect(old.body.occurred_at).toBe('2023-01-01T00:00:00.000Z');
+      expect(old.headers['x-write-status']).toBe('created');
       const same = await storeMemory(t, asAgent(f), { category: 'fact', key: 'user_employer_dated', content: 'The user works at Acme.' }).expect(200);
       expect(same.body.occurred_at).toBe('2023-01-01T00:00:00.000Z');
+      // Both 200s: the header tells an unchanged write from an update (a newcomer had to compare versions).
+      expect(same.headers['x-write-status']).toBe('unchanged');
       const changed = await storeMemory(t, asAgent(f), { category: 'fact', key: 'user_employer_dated', content: 'The user works at Globex.' }).expect(200);
+      expect(changed.headers['x-write-status']).toBe('updated');
       expect(Date.parse(changed.body.occurred_at)).toBeGreaterThan(Date.parse('2026-01-01T00:00:00Z'));
       const recall = await t.http().get('/v1/memory/recall').set(asAgent(f)).expect(200);
       expect(recall.text).toContain('The user works at Globex.');

@@ -3025,6 +3025,8 @@ export interface operations {
             /** @description an existing key: updated, or unchanged */
             200: {
                 headers: {
+                    /** @description `updated` (a new version) or `unchanged` (the same content, tags and fields); `created` on a 201 */
+                    "X-Write-Status"?: "created" | "updated" | "unchanged";
                     [name: string]: unknown;
                 };
                 content: {

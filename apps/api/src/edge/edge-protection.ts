@@ -12,6 +12,7 @@ const CORS_EXPOSED_HEADERS = [
   'X-RateLimit-Reset',
   'X-Recall-Tokens',
   'X-Recall-Entries',
+  'X-Write-Status',
 ];
 
 /**

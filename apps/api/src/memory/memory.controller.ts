@@ -46,16 +46,24 @@ export class MemoryController {
 
   /**
    * Stores a memory, upserting by (category, key): the same key overwrites the content (the old
-   * version stays in history) and never duplicates. 201 when created, 200 when updated or unchanged.
+   * version stays in history) and never duplicates. 201 when created, 200 when updated or unchanged;
+   * the header `X-Write-Status` (`created`, `updated` or `unchanged`) tells the three apart, as the
+   * batch's per-item `status` does.
    */
   @ServiceKeyScopeNeeded('memories:write')
   @Post()
   @Documented({ summary: 'Store a memory (upsert by category and key)', errors: [400, 403, 404, 409, 413, 415] })
   @ZodResponse({ status: 201, type: MemoryViewDto, description: 'created' })
-  @ApiResponse({ status: 200, type: MemoryViewDto.Output, description: 'an existing key: updated, or unchanged' })
+  @ApiResponse({
+    status: 200,
+    type: MemoryViewDto.Output,
+    description: 'an existing key: updated, or unchanged',
+    headers: { 'X-Write-Status': { description: '`updated` (a new version) or `unchanged` (the same content, tags and fields); `created` on a 201', schema: { type: 'string', enum: ['created', 'updated', 'unchanged'] } } },
+  })
   async upsert(@CurrentMemoryScope() scope: MemoryScope, @Body() body: UpsertMemoryDto, @Res({ passthrough: true }) res: Response) {
     const { memory, status } = await this.writes.upsert(scope, body);
     res.status(status === 'created' ? 201 : 200);
+    res.setHeader('X-Write-Status', status);
     return memory;
   }
 
