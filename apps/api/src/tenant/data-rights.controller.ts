@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { Body, Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import { parse as parseContentType } from 'content-type';
 import { ApiBearerAuth, ApiBody, ApiConsumes, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
@@ -9,6 +8,7 @@ import { UsersOnly } from '../auth/auth.decorators';
 import { CurrentPrincipal, type UserPrincipal } from '../auth/principal';
 import { AppError } from '@engram/services';
 import { Documented } from '../common/api-docs';
+import { drainedOrClosed } from '../common/drained';
 import { ParseIdPipe } from '../common/ids';
 import { DeleteTenantQueryDto, ImportResultDto, PurgeResultDto } from './data-rights.dto';
 import { DataRightsService } from './data-rights.service';
@@ -72,7 +72,7 @@ export class DataRightsController {
       if (!res.writableFinished) aborted = true;
     });
     try {
-      if (!first.done && !res.write(`${first.value}\n`)) await once(res, 'drain');
+      if (!first.done && !res.write(`${first.value}\n`)) await drainedOrClosed(res);
       let buffer = '';
       for await (const line of lines) {
         if (aborted) break;
@@ -80,7 +80,7 @@ export class DataRightsController {
         if (buffer.length >= 64 * 1024) {
           const ok = res.write(buffer);
           buffer = '';
-          if (!ok && !aborted) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+          if (!ok && !aborted) await drainedOrClosed(res);
         }
       }
       if (aborted) {
