@@ -36,6 +36,7 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(meeting.consolidation_score).toBeGreaterThan(0);
 
     const saved = await t.http().post('/v1/conversations/c1/consolidate').set(asAgent(f)).expect(200);
+    expect(saved.body.conversation_id).toBe('c1');
     expect(saved.body.consolidated.map((c: { trigger: string; status: string }) => [c.trigger, c.status])).toEqual([
       ['explicit_save', 'created'],
       ['explicit_save', 'created'],

@@ -275,7 +275,7 @@ describe('data rights', () => {
     expect(await mindCounts(c.tenantId, mind!.id)).toEqual({ memories: 0, versions: 0, tombstones: 0 });
     // Nothing of the purged mind comes back: an explicit save (as the sleep cycle would) finds no short-term memory.
     expect(await stm()).toBe(0);
-    expect((await t.http().post('/v1/conversations/trip/consolidate').set(asUser(c, mind!.id)).expect(200)).body).toEqual({ consolidated: [] });
+    expect((await t.http().post('/v1/conversations/trip/consolidate').set(asUser(c, mind!.id)).expect(200)).body).toEqual({ conversation_id: 'trip', consolidated: [] });
     expect(await mindCounts(c.tenantId, mind!.id)).toEqual({ memories: 0, versions: 0, tombstones: 0 });
     expect(await mindCounts(c.tenantId, other!.id)).toEqual(otherBefore);
     expect(await countsOf(a.tenantId)).toEqual(aBefore);

@@ -842,6 +842,7 @@ export interface components {
                 /** @enum {string} */
                 trigger: "repetition" | "importance" | "emotion" | "explicit_save" | "sleep_cycle" | "capacity" | "stm_timeout";
             }[];
+            conversation_id: string;
         };
         CreateMindDto: {
             description?: string;

@@ -55,14 +55,15 @@ export class ConversationsController {
     return this.conversations.view(scope, conversationId(id));
   }
 
-  /** The explicit save: every STM entry moves to long-term memory now. 200 `{consolidated}`. */
+  /** The explicit save: every STM entry moves to long-term memory now. 200 `{conversation_id, consolidated}`, as `/end` answers. */
   @ServiceKeyScopeNeeded('memories:write')
   @Post(':conversationId/consolidate')
   @Documented({ summary: "Consolidate a conversation's short-term memory now", errors: [400, 403, 404] })
   @HttpCode(200)
   @ZodResponse({ status: 200, type: ConsolidateResultDto, description: 'what each STM entry became' })
   async consolidate(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string) {
-    return { consolidated: await this.conversations.consolidateAll(scope, conversationId(id)) };
+    const cid = conversationId(id);
+    return { conversation_id: cid, consolidated: await this.conversations.consolidateAll(scope, cid) };
   }
 
   /**

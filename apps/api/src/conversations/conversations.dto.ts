@@ -137,7 +137,7 @@ export const StmViewSchema = z.object({
 export class StmViewDto extends createZodDto(StmViewSchema) {}
 
 /** `POST /conversations/:conversationId/consolidate`: every STM entry moved to long-term memory. */
-export const ConsolidateResultSchema = z.object({ consolidated: z.array(ConsolidationOutcomeSchema) });
+export const ConsolidateResultSchema = z.object({ conversation_id: z.string(), consolidated: z.array(ConsolidationOutcomeSchema) });
 export class ConsolidateResultDto extends createZodDto(ConsolidateResultSchema) {}
 
 /** `POST /conversations/:conversationId/end`: what each STM entry became when the conversation ended. */
