@@ -182,6 +182,25 @@ describe('retrieval', () => {
     }
   });
 
+  // "5551234567" found nothing in "555-123-4567", nor "(555) 123-4567" in "555.123.4567" (the
+  // parser reads hyphenated groups as signed numbers): a phone number's groups are joined, a date's
+  // are not; and a number written against Korean ("2023년") is found by the number.
+  it('finds a phone number however its groups are written, and a date by its year still', async () => {
+    const c = await createTenant(t, 'phone-numbers');
+    const as = asAgent(c);
+    const write = async (key: string, content: string) => (await t.http().post('/v1/memory').set(as).send({ category: 'fact', key, content }).expect(201)).body.id as string;
+    const dentist = await write('dentist_phone', "The dentist's number is 555-123-4567");
+    const office = await write('office_phone', 'Office: (555) 987.6543 ext 12');
+    const mobile = await write('mobile', '제 번호는 010-1234-5678이에요');
+    const trip = await write('trip', 'The trip starts on 2024-05-01');
+    const since = await write('since', '2023년부터 서울에 살아요');
+    const find = async (q: string, mode: string) => ((await t.http().get('/v1/memory/search').query({ q, mode, explain: true }).set(as).expect(200)).body.items as { id: string; explain: { text: { rank: number | null } } }[]).filter((h) => h.explain.text.rank !== null).map((h) => h.id);
+    const cases = [['5551234567', dentist], ['555.123.4567', dentist], ['(555) 123-4567', dentist], ['555-123-4567', dentist], ['555-987-6543', office], ['5559876543', office], ['01012345678', mobile], ['010-1234-5678', mobile], ['010-1234-5678이에요', mobile], ['2024', trip], ['2024-05-01', trip], ['2023', since], ['2023년', since]] as const;
+    for (const [q, id] of cases) {
+      for (const mode of ['any', 'all']) expect({ q, mode, hits: await find(q, mode) }).toEqual({ q, mode, hits: [id] });
+    }
+  });
+
   it('?explain=true gives each hit its parts, and they multiply to its score', async () => {
     const plain = await search({ q: 'database' });
     expect(plain.body.items[0].explain).toBeUndefined();
