@@ -8,6 +8,17 @@ import { ownerQuery } from './support/test-db';
 import { HashingEmbedder } from '@engram/embeddings';
 import { asAgent, asUser, createTenant, startTestApp, TEST_JWT_SECRET, type TenantFixture, type TestApp } from './support/test-app';
 
+type Credentials = ReturnType<typeof asAgent>;
+/** Stores a fact under `key` and answers its id. */
+const writeFact = async (t: TestApp, as: Credentials, key: string, content: string) => (await t.http().post('/v1/memory').set(as).send({ category: 'fact', key, content }).expect(201)).body.id as string;
+/** Each query, in any and all modes, finds by full text exactly the memory named beside it. */
+async function expectTextHits(t: TestApp, as: Credentials, cases: readonly (readonly [string, string])[]) {
+  const find = async (q: string, mode: string) => ((await t.http().get('/v1/memory/search').query({ q, mode, explain: true }).set(as).expect(200)).body.items as { id: string; explain: { text: { rank: number | null } } }[]).filter((h) => h.explain.text.rank !== null).map((h) => h.id);
+  for (const [q, id] of cases) {
+    for (const mode of ['any', 'all']) expect({ q, mode, hits: await find(q, mode) }).toEqual({ q, mode, hits: [id] });
+  }
+}
+
 // Hybrid search, ?explain, filters and token-budgeted recall against the real Postgres + pgvector
 // (issue 3, docs/design.md §6), with the default local embedder.
 describe('retrieval', () => {
@@ -170,35 +181,27 @@ describe('retrieval', () => {
   // "450000" found nothing in "$450,000", and "85,000" found the house by its "000" (a tester's
   // find). The document and every query join a number's groups (engram_join_digit_groups).
   it('finds a number however its thousands are written, in any and all modes', async () => {
-    const c = await createTenant(t, 'digit-groups');
-    const as = asAgent(c);
-    const write = async (key: string, content: string) => (await t.http().post('/v1/memory').set(as).send({ category: 'fact', key, content }).expect(201)).body.id as string;
-    const salary = await write('salary', 'User earns 85000 dollars a year');
-    const house = await write('house_price', 'The house cost $450,000 in 2021');
-    const swiss = await write('rent', "The flat costs CHF 2'400 a month");
-    const find = async (q: string, mode: string) => ((await t.http().get('/v1/memory/search').query({ q, mode, explain: true }).set(as).expect(200)).body.items as { id: string; explain: { text: { rank: number | null } } }[]).filter((h) => h.explain.text.rank !== null).map((h) => h.id);
-    for (const [q, id] of [['85,000', salary], ['85000', salary], ['450000', house], ['450,000', house], ['2400', swiss], ['2,400', swiss]] as const) {
-      for (const mode of ['any', 'all']) expect({ q, mode, hits: await find(q, mode) }).toEqual({ q, mode, hits: [id] });
-    }
+    const as = asAgent(await createTenant(t, 'digit-groups'));
+    const salary = await writeFact(t, as, 'salary', 'User earns 85000 dollars a year');
+    const house = await writeFact(t, as, 'house_price', 'The house cost $450,000 in 2021');
+    const swiss = await writeFact(t, as, 'rent', "The flat costs CHF 2'400 a month");
+    await expectTextHits(t, as, [['85,000', salary], ['85000', salary], ['450000', house], ['450,000', house], ['2400', swiss], ['2,400', swiss]]);
   });
 
   // "5551234567" found nothing in "555-123-4567", nor "(555) 123-4567" in "555.123.4567" (the
   // parser reads hyphenated groups as signed numbers): a phone number's groups are joined, a date's
   // are not; and a number written against Korean ("2023년") is found by the number.
   it('finds a phone number however its groups are written, and a date by its year still', async () => {
-    const c = await createTenant(t, 'phone-numbers');
-    const as = asAgent(c);
-    const write = async (key: string, content: string) => (await t.http().post('/v1/memory').set(as).send({ category: 'fact', key, content }).expect(201)).body.id as string;
-    const dentist = await write('dentist_phone', "The dentist's number is 555-123-4567");
-    const office = await write('office_phone', 'Office: (555) 987.6543 ext 12');
-    const mobile = await write('mobile', '제 번호는 010-1234-5678이에요');
-    const trip = await write('trip', 'The trip starts on 2024-05-01');
-    const since = await write('since', '2023년부터 서울에 살아요');
-    const find = async (q: string, mode: string) => ((await t.http().get('/v1/memory/search').query({ q, mode, explain: true }).set(as).expect(200)).body.items as { id: string; explain: { text: { rank: number | null } } }[]).filter((h) => h.explain.text.rank !== null).map((h) => h.id);
-    const cases = [['5551234567', dentist], ['555.123.4567', dentist], ['(555) 123-4567', dentist], ['555-123-4567', dentist], ['555-987-6543', office], ['5559876543', office], ['01012345678', mobile], ['010-1234-5678', mobile], ['010-1234-5678이에요', mobile], ['2024', trip], ['2024-05-01', trip], ['2023', since], ['2023년', since]] as const;
-    for (const [q, id] of cases) {
-      for (const mode of ['any', 'all']) expect({ q, mode, hits: await find(q, mode) }).toEqual({ q, mode, hits: [id] });
-    }
+    const as = asAgent(await createTenant(t, 'phone-numbers'));
+    const dentist = await writeFact(t, as, 'dentist_phone', "The dentist's number is 555-123-4567");
+    const office = await writeFact(t, as, 'office_phone', 'Office: (555) 987.6543 ext 12');
+    const mobile = await writeFact(t, as, 'mobile', '제 번호는 010-1234-5678이에요');
+    const trip = await writeFact(t, as, 'trip', 'The trip starts on 2024-05-01');
+    const since = await writeFact(t, as, 'since', '2023년부터 서울에 살아요');
+    await expectTextHits(t, as, [
+      ['5551234567', dentist], ['555.123.4567', dentist], ['(555) 123-4567', dentist], ['555-123-4567', dentist], ['555-987-6543', office], ['5559876543', office],
+      ['01012345678', mobile], ['010-1234-5678', mobile], ['010-1234-5678이에요', mobile], ['2024', trip], ['2024-05-01', trip], ['2023', since], ['2023년', since],
+    ]);
   });
 
   it('?explain=true gives each hit its parts, and they multiply to its score', async () => {
