@@ -26,6 +26,14 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     },
   );
 
+  // A newcomer's, kept at 1.0: asking is not telling.
+  it.each(["I'm just curious, what's the weather like on Mars?", 'My question is about the French revolution', 'I was just asking about the French revolution'])(
+    'a question said in the first person stays under the importance trigger: %s',
+    (text) => {
+      expect(score(text)).toBeLessThan(trigger);
+    },
+  );
+
   it('work in the progressive needs where or as what: "I\'m working on it" is not a life fact', () => {
     expect(factSignals("I'm working on it").life_fact).toBe(0);
     expect(score("I'm working on it")).toBeLessThan(trigger);

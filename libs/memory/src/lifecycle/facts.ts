@@ -61,18 +61,20 @@ export interface FactContext {
 
 export type FactWeights = Record<keyof FactSignals, number>;
 
+// Whole words of spaced languages: a letter or digit on neither side (accented letters included).
+const wholeWords = (alternatives: string) => new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives})(?![\\p{L}\\p{N}])`, 'iu');
 const FIRST_PERSON = /\b(i|i'm|im|i've|ive|i'd|i'll|my|mine|me|myself|we|we're|we've|we'll|our|ours|us)\b|저는|제가|저의|나는|내가|나의|우리|저희/i;
 const VERB =
   'am|was|were|have|had|got|get|went|go|wake|woke|drink|eat|smoke|wear|rent|weigh|carry|started|start|finished|began|joined|moved|bought|made|took|visited|saw|met|decided|plan|planned|planning|will|want|wanted|need|needed|love|loved|like|liked|enjoy|enjoyed|hate|hated|dislike|disliked|detest|prefer|work|worked|working|live|lived|living|study|studied|learned|learning|adopted|signed|lost|won|received|graduated|married|getting|engaged|retired|take|taking|took|broke|hurt|injured|sprained|quit|opened|launched|built|wrote|painted|ran|finally|switched|changed|became|stopped|use|used|using|drive|drove|driving|own|owned|play|played|playing|speak|spoke|teach|taught|teaching|train|trained|training|practice|practise|practiced|volunteer|volunteered|run|running|got promoted|expecting|sold|sell|selling|booked|reserved';
 const SELF_STATEMENT = new RegExp(
-  `\\b(i|we)\\s+(?:(?:just|recently|finally|also|really|actually|still|now|already|usually|often|always|sometimes|normally|mostly|never|have|had|'ve|'m|am|are|'re|was|were|'d|'ll|gonna|going to|started to|used to|don't|do not|didn't|did not|no longer)\\s+)*(?:${VERB})\\b|\\b(i'm|im|i've|ive|we're|we've)\\s+\\w+|\\b(i|we)\\s+(?:really\\s+|just\\s+)?(?:can't|cannot|can not)\\s+stand\\b|\\b(?:my|our)\\s+(?:[\\w']+\\s+)?[\\w']+(?:\\s+(?:to|from|at|in|on|for|with)\\s+[\\w']+)?\\s+(is|was|are|were|has|had|got|gets|just|leaves|left|departs|departed|arrives|arrived|lands|landed|expires|expired|renews|closes|opens|costs|cost|loves?|likes?|starts?|started|goes|went|works?|worked|lives?|lived|turned|turns|passed|died|moved|graduated|retired|broke|crashed|left|quit|plays?|played|studies|studied|teaches|taught|drives|drove|owns|speaks|attends|attended|sings|dances|swims|trains|volunteers)\\b`,
+  `\\bthe\\s+(?:kids|children|twins)\\s+(?:are|were)\\b|\\b(i|we)\\s+(?:(?:just|recently|finally|also|really|actually|still|now|already|usually|often|always|sometimes|normally|mostly|never|have|had|'ve|'m|am|are|'re|was|were|'d|'ll|gonna|going to|started to|used to|don't|do not|didn't|did not|no longer)\\s+)*(?:${VERB})\\b|\\b(i'm|im|i've|ive|we're|we've)\\s+\\w+|\\b(i|we)\\s+(?:really\\s+|just\\s+)?(?:can't|cannot|can not)\\s+stand\\b|\\b(?:my|our)\\s+(?:[\\w']+\\s+)?[\\w']+(?:\\s+(?:to|from|at|in|on|for|with|of)\\s+(?:(?:the|a|an|my|our)\\s+)?(?:[\\w']+\\s+)?[\\w']+)?\\s+(is|was|are|were|has|had|got|gets|just|leaves|left|departs|departed|arrives|arrived|lands|landed|expires|expired|renews|closes|opens|costs|cost|delayed|loves?|likes?|starts?|started|goes|went|works?|worked|lives?|lived|turned|turns|passed|died|moved|graduated|retired|broke|crashed|left|quit|plays?|played|studies|studied|teaches|taught|drives|drove|owns|speaks|attends|attended|sings|dances|swims|trains|volunteers)\\b`,
   'i',
 );
 // Korean drops the subject: a life event in the first person's polite or plain past/present counts without one.
 const SELF_STATEMENT_KO =
-  /(저는|제가|나는|내가|우리는|저희는).{0,30}(했|해요|합니다|했어|있어|있습니다|살아|살고|다녀|다니|일해|일하|좋아|싫어|샀|갔|시작|이사|결혼|졸업|그만|키워|키우)|(더 이상 .{0,20}(?:지 않|안 )|끊었|좋아해|싫어해|이사했|결혼했|졸업했|입사했|퇴사했|취직했|전학했|이직했|시작했|살고 있|살아요|일해요|일하고 있|다니고 있|다녀요|키우고 있|키워요|갈 거|할 거|갈 예정|할 예정|하려고|먹어요|마셔요|안 먹|안 피워|임신했|이혼했|살이에요|(?:채식주의자|학생|의사|간호사|선생님|엔지니어|회사원|주부)(?:예요|이에요|입니다)|이름은|(?:아내|남편|딸|아들|엄마|아빠|부모님|여자친구|남자친구|고양이|강아지)(?:은|는|이|가) .{0,20}(?:예요|이에요|입니다|있어요))/;
+  /(?:^|\s)제 [가-힣]|우리 집|(?:출장|여행|휴가)(?:을|를)? (?:가|갈|갔|떠나)|(저는|제가|나는|내가|우리는|저희는).{0,30}(했|해요|합니다|했어|있어|있습니다|살아|살고|다녀|다니|일해|일하|좋아|싫어|샀|갔|시작|이사|결혼|졸업|그만|키워|키우)|(더 이상 .{0,20}(?:지 않|안 )|끊었|좋아해|싫어해|이사했|결혼했|졸업했|입사했|퇴사했|취직했|전학했|이직했|시작했|살고 있|살아요|일해요|일하고 있|다니고 있|다녀요|키우고 있|키워요|갈 거|할 거|갈 예정|할 예정|하려고|먹어요|마셔요|안 먹|안 피워|임신했|이혼했|살이에요|(?:채식주의자|학생|의사|간호사|선생님|엔지니어|회사원|주부)(?:예요|이에요|입니다)|이름은|(?:아내|남편|딸|아들|엄마|아빠|부모님|여자친구|남자친구|고양이|강아지)(?: [가-힣]+)?(?:은|는|이|가) .{0,20}(?:예요|이에요|입니다|있어요))/;
 const DOMAIN =
-  /\b(job|work|career|company|boss|office|colleague|business|store|shop|studio|client|customer|salary|promotion|promoted|manager|team|project|interview|home|house|apartment|city|town|moved|kids?|children|son|daughter|husband|wife|partner|boyfriend|girlfriend|mom|mother|dad|father|sister|brother|family|parents?|grandma|grandpa|baby|pregnant|wife's|husband's|doctor|hospital|sick|ill|allergic|allergy|diagnosed|surgery|therapy|health|insulin|metformin|medication|medicine|meds|pills?|blood (?:sugar|pressure|type|thinners)|diabetes|asthma|coffee|tea|glasses|contacts|epipen|hives|smoke|smoking|kg|pounds|lbs|swim|migraines?|headaches?|injury|leg|arm|knee|back pain|sleep|bed|bedtime|wake up|insomnia|anxiety|depression|married|wedding|engaged|divorced|phone|email|address|birthday|school|class|degree|college|university|course|exam|learning|studying|lessons?|language|japanese|spanish|french|german|korean|chinese|marathon|gym|training|hobby|guitar|piano|band|car|dogs?|cats?|pets?|puppy|puppies|kitten|adopted|adoption|twins|money|loan|rent|flights?|gate|boarding|booking|booked|reservations?|hotel|trip|travel(?:ling|ing)?|tickets?|passport|visa|appointment|dentist|vet|garage|(?:door|garage|gate|access|alarm|lock|locker|security|zip|postal|confirmation|booking) code|passcode|password|pin|wi-?fi|every (?:day|morning|evening|night|week|weekend)|on weekends)\b|회사|직장|일|집|이사|이직|취직|입사|퇴사|가족|아이|아들|딸|남편|아내|엄마|아빠|부모|병원|의사|아파|알레르기|담배|술|건강|학교|수업|대학|강아지|고양이|결혼|이혼|임신|학생|키워|키우|약|매일|커피|이름|남편|아내/i;
+  /\b(job|work|career|company|boss|office|colleague|business|store|shop|studio|client|customer|salary|promotion|promoted|manager|team|project|interview|home|house|apartment|city|town|moved|kids?|children|son|daughter|husband|wife|partner|boyfriend|girlfriend|mom|mother|dad|father|sister|brother|family|parents?|grandma|grandpa|baby|pregnant|wife's|husband's|doctor|hospital|sick|ill|allergic|allergy|diagnosed|surgery|therapy|health|insulin|metformin|medication|medicine|meds|pills?|blood (?:sugar|pressure|type|thinners)|diabetes|asthma|coffee|tea|glasses|contacts|epipen|hives|smoke|smoking|kg|pounds|lbs|swim|migraines?|headaches?|injury|leg|arm|knee|back pain|sleep|bed|bedtime|wake up|insomnia|anxiety|depression|married|wedding|engaged|divorced|phone|email|address|birthday|school|class|degree|college|university|course|exam|learning|studying|lessons?|language|japanese|spanish|french|german|korean|chinese|marathon|gym|training|hobby|guitar|piano|band|car|dogs?|cats?|pets?|puppy|puppies|kitten|adopted|adoption|twins|money|loan|rent|flights?|gate|boarding|booking|booked|reservations?|hotel|trip|travel(?:ling|ing)?|tickets?|passport|visa|trains?|bus|platform|seat|taxi|rental|airport|appointment|dentist|vet|garage|storage unit|locker|combination|(?:door|garage|gate|access|alarm|lock|locker|security|zip|postal|confirmation|booking) code|confirmation number|booking reference|reference number|passcode|password|pin|wi-?fi|every (?:day|morning|evening|night|week|weekend)|on weekends)\b|회사|직장|일|집|이사|이직|취직|입사|퇴사|가족|아이|아들|딸|남편|아내|엄마|아빠|부모|병원|의사|아파|알레르기|담배|술|건강|학교|수업|대학|강아지|고양이|결혼|이혼|임신|학생|키워|키우|약|매일|커피|이름|남편|아내|비행기|항공|공항|출장|여행|휴가|예약|호텔|기차|버스|비밀번호|번호|생일/i;
 // "into" as a taste only after being ("I'm really into jazz"), not "I'm going to look into it"
 // (a newcomer's, kept at importance 1).
 const PREFERENCE = /\b(love|loved|loves|like|liked|likes|enjoy|enjoyed|enjoys|hate|hated|hates|dislike|dislikes|detest|prefer|prefers|favou?rite|fave|passionate|passion|can't stand|cannot stand|(?:big |huge |great )?fan of)\b|\b(?:i'm|im|i am|we're|been|really|so|totally|very)\s+into\b|좋아|싫어|선호|제일 좋/i;
@@ -82,6 +84,24 @@ const PLAN = /\b(going to|gonna|plan|plans|planning|planned|will|want to|wanna|h
 const LIFE_PLAN = /\b(plan|plans|planning|planned|hope to|hoping to|thinking (?:of|about)|signed up|saving up|saving for)\b|예정|계획|하려고/i;
 const DECISION = /\b(decided|decide|decision|approved|approve|agreed|agree to|chose|chosen|picked|settled on|signed|confirmed|accepted|rejected|declined|cancel(?:l)?ed|postponed|committed|elected|hired|fired|bought|sold)\b|결정|승인|합의|선택|확정|취소|계약/i;
 const CORRECTION = /\b(actually|no longer|not anymore|any ?more|moved to|switched|changed|instead|now i|used to)\b|사실은|이제는|더 이상|바꿨|옮겼|이사했/i;
+// A decision or a change in the other languages read (a newcomer's: "Mein Flug nach Wien wurde
+// gestrichen", "Je n'habite plus à Paris" discarded at 0.46-0.62).
+const DECISION_INTL = new RegExp(
+  `取消|決定|キャンセル|${wholeWords('gestrichen|abgesagt|storniert|entschieden|gekündigt|annulé|annulée|annulés|décidé|décidée|démissionné|cancelado|cancelada|cancelé|decidí|decidimos|renuncié').source}`,
+  'iu',
+);
+const CORRECTION_INTL = new RegExp(
+  `其实|不再|もう.{0,6}ない|実は|${wholeWords("eigentlich|nicht mehr|kein(?:e|en)? mehr|en fait|ne \\p{L}+ plus|n'\\p{L}+ plus|plus jamais|ya no|en realidad|de hecho").source}`,
+  'iu',
+);
+// A code, number or password one keeps, said without "my" ("The gate code for the office is
+// 4512#", "Booking reference for the rental car: ZX81QP", "호텔 예약 번호는 KX-44821이에요"): its
+// value has a digit (a newcomer's, discarded at 0.28-0.46).
+const KEPT_CODE =
+  /\b(?:password|passcode|pin|code|combination|(?:confirmation|booking|reference|account|ticket|flight|membership|policy|tracking) (?:number|reference|code)|booking reference|seat)\b[^.!?]{0,40}?(?:\b(?:is|are)\b|:)\s*[^\s.!?]*\d|(?:비밀번호|번호|코드)(?:은|는|가|이)\s*\S*\d/i;
+// Asking, not telling: "I'm just curious, ...", "My question is about ...", "I was just asking
+// about ..." say nothing of the speaker (a newcomer's, kept at 1.0).
+const ASKING = /\b(?:i'm|im|i am)\s+(?:just\s+)?(?:curious|wondering)\b[^.!?]*|\bmy\s+(?:question|query)\s+is\b|\bi\s+(?:was|am|'m)\s+(?:just\s+)?asking\b|\bi\s+have\s+a\s+(?:quick\s+)?question\b/gi;
 const TIME =
   /\b(yesterday|today|tonight|tomorrow|last (?:week|month|year|night|weekend|summer|winter|spring|fall)|next (?:week|month|year)|ago|since|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|weekend|summer|winter|at age|years? old|(?:19|20)\d\d)\b|어제|오늘|내일|지난주|다음 주|작년|내년|월요일|화요일|수요일|목요일|금요일|토요일|일요일|\d+월|\d+일|\d+년/i;
 // Who a person is, what they have and how they live: "I'm a nurse", "my name is", "I live in",
@@ -110,7 +130,6 @@ const WORD = /[\p{L}\p{N}]+/gu;
 // match whole words (a letter on neither side, accented letters included); Chinese and Japanese,
 // unspaced, as substrings. Japanese and Spanish drop the subject, as Korean does: their verb forms
 // of the first person speak of the speaker.
-const wholeWords = (alternatives: string) => new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives})(?![\\p{L}\\p{N}])`, 'iu');
 const FIRST_PERSON_INTL = new RegExp(
   `我|私|僕|俺|わたし|ぼく|(?<![\\p{L}])j'|${wholeWords('ich|mein|meine|meinen|meinem|meiner|mir|mich|wir|unser|unsere|je|moi|mon|ma|mes|nous|notre|nos|yo|mi|mis|nosotros|nosotras|nuestro|nuestra').source}`,
   'iu',
@@ -126,9 +145,9 @@ const SELF_STATEMENT_INTL = new RegExp(
     '(?:私|僕|俺|わたし|ぼく)(?:は|が|も)',
     '(?:が|は).{0,8}(?:います|あります)|(?:して|飲んで|食べて|使って|持って|吸って)います|(?:飲み|食べ|吸い|走り)ます|(?:会社員|医者|教師|主婦|学生|看護師|エンジニア|公務員|アレルギー|ベジタリアン|キリスト教徒|仏教徒|イスラム教徒)です|働いて(?:い|る)|勤めて(?:い|る)|住んで(?:い|る)|通って(?:い|る)|飼って(?:い|る)|勉強して(?:い|る)|結婚して(?:い|る)|好きです|嫌いです|大好き|苦手です|アレルギーがあ|引っ越しました|始めました|辞めました|予定です|つもりです|と申します|といいます',
     // German, French, Spanish.
-    wholeWords("ich (?:bin|war|habe|hab|hatte|arbeite|wohne|lebe|studiere|lerne|heiße|mag|liebe|hasse|esse|trinke|rauche|spiele|fahre|unterrichte|ziehe|gehe|werde|plane)|wir (?:sind|haben|wohnen|leben|arbeiten|ziehen|heiraten|bekommen)|(?:mein|meine|unser|unsere) \\p{L}+ (?:ist|sind|heißt|wohnt|lebt|arbeitet|hat)|ich nehme").source,
-    wholeWords("je (?:suis|travaille|vis|m'appelle|aime|adore|déteste|préfère|mange|bois|fume|joue|enseigne|vais|viens|pars|étudie|ne)|j'(?:habite|ai|aime|adore|étudie|enseigne|utilise)|(?:mon|ma|mes|notre|nos) \\p{L}+(?: \\p{L}+)? (?:est|sont|s'appelle|habite|travaille|a)|nous (?:sommes|avons|habitons|allons)|je (?:prends|fais|cours|bois)").source,
-    wholeWords('(?:yo )?(?:trabajo en|trabajo como|vivo|estudio|soy (?!sauce|milk|beans?|latte|protein|products?)\\p{L}+|tengo|me llamo|me gusta|me gustan|me encanta|me encantan|odio|prefiero|estoy|enseño|juego|voy a|pienso|fumo|no como|no bebo|tomo|bebo|corro|hablo|me mudé|me he mudado|no tengo)|(?:mi|mis|nuestro|nuestra) \\p{L}+(?: \\p{L}+)? (?:es|son|se llama|vive|trabaja|tiene|murió|falleció)|vamos a').source,
+    wholeWords("ich (?:bin|war|habe|hab|hatte|arbeite|wohne|lebe|studiere|lerne|heiße|mag|liebe|hasse|esse|trinke|rauche|spiele|fahre|unterrichte|ziehe|gehe|werde|plane)|wir (?:sind|haben|wohnen|leben|arbeiten|ziehen|heiraten|bekommen)|(?:mein|meine|unser|unsere) \\p{L}+(?: \\p{L}+){0,2} (?:ist|sind|heißt|wohnt|lebt|arbeitet|hat|wurde|war|geht|fährt|fliegt)|ich (?:nehme|fliege|reise)|(?:arbeite|wohne|lebe|studiere|bin|habe|fliege) ich").source,
+    wholeWords("je n'\\p{L}+|je (?:suis|travaille|vis|m'appelle|aime|adore|déteste|préfère|mange|bois|fume|joue|enseigne|vais|viens|pars|étudie|ne)|j'(?:habite|ai|aime|adore|étudie|enseigne|utilise)|(?:mon|ma|mes|notre|nos) \\p{L}+(?: \\p{L}+){0,2} (?:est|sont|s'appelle|habite|travaille|a|part|était)|nous (?:sommes|avons|habitons|allons)|je (?:prends|fais|cours|bois)").source,
+    wholeWords('(?:yo )?(?:trabajo en|trabajo como|vivo|estudio|soy (?!sauce|milk|beans?|latte|protein|products?)\\p{L}+|tengo|me llamo|me gusta|me gustan|me encanta|me encantan|odio|prefiero|estoy|enseño|juego|voy a|pienso|fumo|no como|no bebo|tomo|bebo|corro|hablo|me mudé|me he mudado|no tengo)|(?:mi|mis|nuestro|nuestra) \\p{L}+(?: \\p{L}+){0,2} (?:es|son|se llama|vive|trabaja|tiene|murió|falleció|fue|está|sale)|vamos a').source,
   ].join('|'),
   'iu',
 );
@@ -136,9 +155,9 @@ const DOMAIN_INTL = new RegExp(
   '工作|公司|上班|工程师|老师|医生|护士|学生|住|搬|失业|眼镜|今年.{1,3}岁|血压|糖尿病|哮喘|抑郁|癌|吃素|佛教|基督教|伊斯兰|穆斯林|每天|每周|每晚|早上|家在|开一辆|车|老婆|老公|妻子|丈夫|儿子|女儿|孩子|父母|妈妈|爸爸|哥哥|姐姐|弟弟|妹妹|男朋友|女朋友|医院|过敏|病|药|学校|大学|学习|结婚|离婚|怀孕|猫|狗|宠物|生日|电话|名字|素食|' +
     '働|会社|仕事|勤め|引っ越|妻|夫は|息子|喘息|高血圧|糖尿病|会社員|医者|教師|主婦|毎日|毎朝|毎晩|ジョギング|キリスト教|仏教|イスラム|娘|子供|両親|病院|アレルギー|病気|薬|学校|大学|勉強|結婚|妊娠|犬|ペット|誕生日|名前|エンジニア|先生|看護師|' +
     wholeWords(
-      'arbeite|arbeit|arbeitet|firma|\\p{L}*(?:tabletten|medikamente)|blutdruck\\p{L}*|(?:zwei|drei|vier|fünf|keine|meine|unsere|\\d+) kinder|beruf|job|ingenieur|ingenieurin|lehrer|lehrerin|arzt|ärztin|wohne|wohnung|haus|umgezogen|frau|mann|sohn|tochter|eltern|mutter|vater|schwester|bruder|freundin|freund|krankenhaus|allergisch|allergie|krank|medikament|schule|universität|uni|studiere|studium|verheiratet|hochzeit|schwanger|hund|katze|geburtstag|vegetarier|vegetarierin|' +
-        'travail|travaille|entreprise|voiture|lunettes|sanguin|un chat|mon chat|insuline|asthme|diabète|allergie|tous les (?:jours|matins|soirs)|chaque (?:jour|matin|soir)|boulot|métier|ingénieur|professeur|médecin|infirmière|infirmier|habite|maison|appartement|déménagé|femme|mari|fils|fille|enfants|parents|mère|père|sœur|frère|hôpital|allergique|malade|médicament|école|université|étudie|marié|mariée|mariage|enceinte|chien|anniversaire|végétarien|végétarienne|' +
-        'trabajo|trabaja|empresa|coche|carro|gafas|inglés|idioma|sanguíneo|asma|diabetes|alergia|insulina|hipertensión|depresión|todos los días|todas las mañanas|cada (?:día|mañana|noche|semana)|ingeniero|ingeniera|profesor|profesora|médico|médica|enfermera|enfermero|vivo|casa|piso|mudé|esposa|esposo|marido|mujer|hijo|hija|hijos|padres|madre|padre|hermana|hermano|novia|novio|hospital|alérgico|alérgica|enfermo|enferma|medicamento|escuela|universidad|estudio|casado|casada|boda|embarazada|perro|gato|cumpleaños|vegetariano|vegetariana',
+      'arbeite|arbeit|arbeitet|firma|flug|fliege|fliegen|zug|reise|hotel|buchung|ticket|schließfach|\\p{L}*(?:tabletten|medikamente)|blutdruck\\p{L}*|(?:zwei|drei|vier|fünf|keine|meine|unsere|\\d+) kinder|beruf|job|ingenieur|ingenieurin|lehrer|lehrerin|arzt|ärztin|wohne|wohnung|haus|umgezogen|frau|mann|sohn|tochter|eltern|mutter|vater|schwester|bruder|freundin|freund|krankenhaus|allergisch|allergie|krank|medikament|schule|universität|uni|studiere|studium|verheiratet|hochzeit|schwanger|hund|katze|geburtstag|vegetarier|vegetarierin|' +
+        'travail|travaille|entreprise|vol|voyage|hôtel|billet|réservation|casier|voiture|lunettes|sanguin|un chat|mon chat|insuline|asthme|diabète|allergie|tous les (?:jours|matins|soirs)|chaque (?:jour|matin|soir)|boulot|métier|ingénieur|professeur|médecin|infirmière|infirmier|habite|maison|appartement|déménagé|femme|mari|fils|fille|enfants|parents|mère|père|sœur|frère|hôpital|allergique|malade|médicament|école|université|étudie|marié|mariée|mariage|enceinte|chien|anniversaire|végétarien|végétarienne|' +
+        'trabajo|trabaja|empresa|vuelo|tren|viaje|billete|reserva|taquilla|coche|carro|gafas|inglés|idioma|sanguíneo|asma|diabetes|alergia|insulina|hipertensión|depresión|todos los días|todas las mañanas|cada (?:día|mañana|noche|semana)|ingeniero|ingeniera|profesor|profesora|médico|médica|enfermera|enfermero|vivo|casa|piso|mudé|esposa|esposo|marido|mujer|hijo|hija|hijos|padres|madre|padre|hermana|hermano|novia|novio|hospital|alérgico|alérgica|enfermo|enferma|medicamento|escuela|universidad|estudio|casado|casada|boda|embarazada|perro|gato|cumpleaños|vegetariano|vegetariana',
     ).source,
   'iu',
 );
@@ -160,7 +179,7 @@ export function factSignals(raw: string, context: FactContext = {}): FactSignals
   // Decomposed Hangul (NFD, as some keyboards send it) reads as the composed form; a typographic
   // apostrophe (phones, word processors, models) as the straight one: "I’m vegetarian" was lost.
   const text = straightApostrophes(raw.normalize('NFC'));
-  const own = text.replace(REACTION_SELF, ' ').replace(REACTION_SELF_INTL, ' ').replace(LEAVING, ' ');
+  const own = text.replace(REACTION_SELF, ' ').replace(REACTION_SELF_INTL, ' ').replace(LEAVING, ' ').replace(ASKING, ' ');
   const wordsOf = text.match(WORD) ?? [];
   const firstPerson = FIRST_PERSON.test(text) || FIRST_PERSON_INTL.test(text) ? 1 : 0;
   const selfDropped = SELF_STATEMENT_KO.test(own) || SELF_STATEMENT_INTL.test(own);
@@ -169,17 +188,20 @@ export function factSignals(raw: string, context: FactContext = {}): FactSignals
   const identity = IDENTITY.test(own) || IDENTITY_INTL.test(own) || GERMAN_IDENTITY.test(own);
   const domain = DOMAIN.test(text) || DOMAIN_INTL.test(text);
   const preference = PREFERENCE.test(text) || PREFERENCE_INTL.test(text);
-  const selfStatement = SELF_STATEMENT.test(own) || selfDropped || identity ? 1 : 0;
+  const keptCode = KEPT_CODE.test(own);
+  const decision = DECISION.test(text) || DECISION_INTL.test(text);
+  const correction = CORRECTION.test(text) || CORRECTION_INTL.test(text);
+  const selfStatement = SELF_STATEMENT.test(own) || selfDropped || identity || keptCode ? 1 : 0;
   const named = Math.min(3, new Set((text.match(NAMED) ?? []).filter((w) => !/^(I|I'm|I've|I'd|I'll|OK|TV)$/.test(w))).size);
-  const ownContent = selfStatement === 1 || named > 0 || NUMBER.test(text) || DECISION.test(text);
+  const ownContent = selfStatement === 1 || named > 0 || NUMBER.test(text) || decision;
   return {
     first_person: firstPerson,
     self_statement: selfStatement,
     domain: domain ? 1 : 0,
     preference: ofSpeaker && preference ? 1 : 0,
     plan: PLAN.test(text) ? 1 : 0,
-    decision: DECISION.test(text) ? 1 : 0,
-    correction: CORRECTION.test(text) ? 1 : 0,
+    decision: decision ? 1 : 0,
+    correction: correction ? 1 : 0,
     time: TIME.test(text) || TIME_INTL.test(text) ? 1 : 0,
     number: NUMBER.test(text) ? 1 : 0,
     named,
@@ -193,7 +215,7 @@ export function factSignals(raw: string, context: FactContext = {}): FactSignals
     image: /\[shared an image: /.test(text) ? 1 : 0,
     life_fact:
       selfStatement === 1 &&
-      (identity || DOMAIN.test(own) || DOMAIN_INTL.test(own) || (ofSpeaker && (PREFERENCE.test(own) || PREFERENCE_INTL.test(own) || LIFE_PLAN.test(own) || LIFE_PLAN_INTL.test(own))) || DECISION.test(own) || CORRECTION.test(own))
+      (identity || DOMAIN.test(own) || DOMAIN_INTL.test(own) || (ofSpeaker && (PREFERENCE.test(own) || PREFERENCE_INTL.test(own) || LIFE_PLAN.test(own) || LIFE_PLAN_INTL.test(own))) || keptCode || DECISION.test(own) || DECISION_INTL.test(own) || CORRECTION.test(own) || CORRECTION_INTL.test(own))
         ? 1
         : 0,
     answers_question: answersQuestion(context) ? 1 : 0,

@@ -24,6 +24,12 @@ const REQUESTS = [
   'Remember the wifi password is hunter2',
   "Remember that Sarah's birthday is May 3.",
   "Don't forget the dentist appointment is on Tuesday",
+  // A kept thing named only by its word (no digit, no name): the word list once never matched.
+  'Remember that my locker password is sunflower',
+  // A newcomer's, at 0.51-0.60: German, French and Spanish requests with another opening.
+  'Recuerda esto: mi taquilla es la 217',
+  'Merke dir, dass mein Schließfach die 217 ist',
+  'Retiens que mon casier est le 217',
 ];
 // Reminiscence, advice to the other, questions: LoCoMo's friends say these to each other.
 const NOT_REQUESTS = [
@@ -55,9 +61,29 @@ const INSTRUCTIONS = [
   'Never put my full name into code repos',
   'Only answer in bullet points',
   "Don't use emojis",
+  // A newcomer's, discarded at 0.07-0.24: the same in the other languages the rules read.
+  'Antworte ab jetzt auf Englisch',
+  'Antworte immer kurz',
+  'Désormais, réponds en anglais',
+  'A partir de ahora, responde en inglés',
+  '以后请用英文回答',
+  'これからは英語で答えてください',
+  '앞으로는 영어로 대답해 주세요',
+  '앞으로 답변은 짧게 해 주세요',
 ];
 // Friends' advice in LoCoMo's manner.
-const NOT_INSTRUCTIONS = ['Never give up on your dreams!', 'Always remember to smile', 'Stop by anytime!', "Don't worry about it", 'Keep it up!', 'Only time will tell', "Don't be afraid to write and share"];
+const NOT_INSTRUCTIONS = [
+  'Never give up on your dreams!',
+  'Always remember to smile',
+  'Stop by anytime!',
+  "Don't worry about it",
+  'Keep it up!',
+  'Only time will tell',
+  "Don't be afraid to write and share",
+  '以后再说吧',
+  'Ich antworte dir später',
+  '앞으로 열심히 할게요',
+];
 
 describe('a standing instruction to the assistant', () => {
   it.each(INSTRUCTIONS)('is one: %s', (text) => {

@@ -21,9 +21,9 @@ const ENGLISH = new RegExp(
 const STATEMENT = new RegExp(OPENER + String.raw`${VERB}${REMINISCENCE}\s+(?:that\s+)?([^.!?
 ]{1,200}?\s(?:is|are|was|were|=)\s[^.!?
 ]*)`, 'iu');
-const PARTICULAR = /\d|(?<=\s)\p{Lu}|(?:code|password|passcode|pin|number|address|birthday|anniversary|appointment|meeting|deadline|flight|name|phone|email|allergic|allergy)/u;
-// 기억해 (줘/둬/주세요), 잊지 마, 메모해; 覚えて, 忘れないで; 记住, 别忘了; merk dir; souviens-toi, n'oublie pas; recuerda, no olvides.
-const OTHER = /기억해\s*(?:줘|둬|두|주|놔)|기억해\s*$|잊지\s*마|메모해|覚えて(?:おいて|ください)|忘れないで|记住|記住|别忘了|別忘了|merk\s+dir|vergiss\s+nicht|souviens-toi|n'oublie\s+pas|no\s+olvides|recuerda\s+que/iu;
+const PARTICULAR = /\d|(?<=\s)\p{Lu}|\b(?:code|password|passcode|pin|number|address|birthday|anniversary|appointment|meeting|deadline|flight|name|phone|email|allergic|allergy)\b/u;
+// 기억해 (줘/둬/주세요), 잊지 마, 메모해; 覚えて, 忘れないで; 记住, 别忘了; merk(e) dir; souviens-toi, retiens que, n'oublie pas; recuerda (que, esto), no olvides.
+const OTHER = /기억해\s*(?:줘|둬|두|주|놔)|기억해\s*$|잊지\s*마|메모해|覚えて(?:おいて|ください)|忘れないで|记住|記住|别忘了|別忘了|merke?\s+dir|vergiss\s+nicht|souviens-toi|rappelle-toi|retiens\s+(?:que|bien|ceci|ça)|n'oublie\s+pas|no\s+olvides|recuerda\s+(?:que|esto|bien)|recuérdalo/iu;
 
 /**
  * A person asking the listener to remember what they say ("Remember this: my locker code is
@@ -54,6 +54,21 @@ const INSTRUCTION = new RegExp(
   'iu',
 );
 
+// The same in the other languages the rules read: "from now on" alone, or a verb of answering with
+// "always", "only", a language or a length ("Antworte immer kurz", "Réponds en anglais",
+// "以后请用英文回答", "これからは英語で答えてください", "앞으로는 영어로 대답해 주세요"; a newcomer's, all
+// discarded at 0.07-0.24 while the English said the same at 0.8).
+const INSTRUCTION_INTL = new RegExp(
+  [
+    String.raw`(?<![\p{L}])(?:ab jetzt|von jetzt an|von nun an|ab sofort|in zukunft|künftig|désormais|dorénavant|à partir de maintenant|à l'avenir|a partir de ahora|de ahora en adelante|desde ahora|en adelante)(?![\p{L}])`,
+    String.raw`(?<![\p{L}])(?:antworte|antwortet|antworten sie|schreib|schreibe|sprich|réponds|répondez|réponds-moi|répondez-moi|écris|écrivez|parle-moi|parlez-moi|responde|respóndeme|responda|contesta|contéstame|escribe|escríbeme|háblame)(?:\s+\S+){0,3}?\s+(?:immer|nur|auf (?:deutsch|englisch|französisch|spanisch|koreanisch|japanisch|chinesisch)|kurz|toujours|uniquement|seulement|en (?:anglais|français|allemand|espagnol|coréen|japonais|chinois)|brièvement|siempre|solo|sólo|en (?:inglés|español|alemán|francés|coreano|japonés|chino)|brevemente)(?![\p{L}])`,
+    String.raw`以后(?:请|要|都|你)|今后(?:请|要|都|你)|从现在开始|从今以后|往后请|(?:请|以后)?(?:用|以)\p{Script=Han}{1,6}(?:回答|回复|写)`,
+    String.raw`これからは|今後は|今度から|(?:で|に|く)(?:答えて|返事して|書いて|話して)(?:ください|下さい)`,
+    String.raw`(?:앞으로(?:는)?|지금부터(?:는)?|이제부터(?:는)?)\s.{0,30}(?:주세요|줘|하세요)|(?:로|으로|게)\s*(?:대답|답변|답|말|써)\s*(?:해\s*)?(?:주세요|줘)`,
+  ].join('|'),
+  'iu',
+);
+
 /**
  * A standing instruction to the assistant ("From now on, reply in German", "Always use bun
  * instead of npm", "Keep your answers short", "Stop using emojis"): a preference about how to
@@ -62,7 +77,8 @@ const INSTRUCTION = new RegExp(
  * @returns true when the text gives one
  */
 export function givesInstruction(text: string): boolean {
-  return INSTRUCTION.test(straightApostrophes(text.normalize('NFC')));
+  const t = straightApostrophes(text.normalize('NFC'));
+  return INSTRUCTION.test(t) || INSTRUCTION_INTL.test(t);
 }
 
 /**
