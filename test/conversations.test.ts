@@ -164,7 +164,7 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
 
   it("a user's request to remember is an explicit save: kept at once, whatever the rules score; an assistant's self-description is not the user's identity", async () => {
     const res = await post('c4r', [
-      { role: 'user', content: "Don't forget: the wifi password is tiger42" },
+      { role: 'user', content: "Don't forget: the spare key is under the blue pot" },
       { role: 'assistant', content: 'Remember this: I am an AI assistant and I love helping you', importance: 0.9 },
     ]).expect(201);
     expect(res.body.attended).toBe(2);
@@ -173,8 +173,8 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     const outcomes = next.body.consolidated as { trigger: string; memory_id: string }[];
     expect(outcomes.map((c) => c.trigger)).toEqual(['importance', 'importance']);
     const memories = await Promise.all(outcomes.map(async (c) => (await t.http().get(`/v1/memory/${c.memory_id}`).set(asAgent(f)).expect(200)).body));
-    const wifi = memories.find((m) => m.content.includes('tiger42'));
-    expect(wifi).toMatchObject({ importance_score: 0.8, importance_source: 'explicit_save', category: 'note' });
+    const key = memories.find((m) => m.content.includes('spare key'));
+    expect(key).toMatchObject({ importance_score: 0.8, importance_source: 'explicit_save', category: 'note' });
     expect(memories.find((m) => m.content.includes('AI assistant'))).toMatchObject({ importance_score: 0.9, importance_source: 'caller', category: 'note' });
   });
 
