@@ -128,6 +128,19 @@ describe('bad input', () => {
     expect(field(await t.http().post('/v1/conversations/c/messages').set(asAgent(f)).send({ messages: [{ content: 'hello there friend', speaker: '\u200b' }] }).expect(400))).toBe('messages[0].speaker');
   });
 
+  // A newcomer read "key: must be a string" for a key they had left out.
+  it('a required field left out "is required"; one of the wrong type says the type', async () => {
+    for (const field of ['category', 'key', 'content'] as const) {
+      const { [field]: _left, ...rest } = valid;
+      const res = await t.http().post('/v1/memory').set(asAgent(f)).send(rest).expect(400);
+      expect(res.body.errors).toContainEqual({ field, message: 'is required' });
+    }
+    const wrong = await t.http().post('/v1/memory').set(asAgent(f)).send({ ...valid, key: null }).expect(400);
+    expect(wrong.body.errors).toContainEqual({ field: 'key', message: expect.not.stringContaining('required') });
+    const register = await t.http().post('/v1/auth/register').send({ email: 'someone@example.test', password: 'a long passphrase' }).expect(400);
+    expect(register.body.errors).toContainEqual({ field: 'tenant_name', message: 'is required' });
+  });
+
   it('a JSON body that is not an object: 400', async () => {
     await t.http().post('/v1/memory').set(asAgent(f)).send([valid]).expect(400);
     await t.http().post('/v1/memory').set(asAgent(f)).set('Content-Type', 'application/json').send('"text"').expect(400);

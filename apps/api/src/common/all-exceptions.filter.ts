@@ -65,7 +65,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<Request & { id?: string }>();
     const response = http.getResponse<Response>();
-    const body = this.toBody(exception);
+    const body = this.toBody(exception, [request.body, request.query, request.params]);
     body.requestId = request.id === undefined ? undefined : String(request.id);
     if (body.statusCode >= 500) {
       this.logger.error({ err: exception, requestId: body.requestId }, body.message);
@@ -77,12 +77,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
     response.status(body.statusCode).json(body);
   }
 
-  private toBody(exception: unknown): ErrorBody {
+  private toBody(exception: unknown, inputs: readonly unknown[]): ErrorBody {
     if (exception instanceof AppError) {
       return this.body(ERROR_STATUS[exception.code], exception.message, exception.problems);
     }
     if (exception instanceof ZodValidationException) {
-      const all = zodProblems(exception.getZodError() as z.ZodError);
+      const all = zodProblems(exception.getZodError() as z.ZodError, undefined, inputs);
       const problems = all.slice(0, MAX_PROBLEMS);
       const more = all.length > MAX_PROBLEMS ? `; and ${all.length - MAX_PROBLEMS} more` : '';
       return this.body(400, problems.map((p) => `${p.field}: ${p.message}`).join('; ') + more, problems);

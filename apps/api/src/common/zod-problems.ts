@@ -11,11 +11,26 @@ function fieldName(path: readonly PropertyKey[], prefix?: string): string {
   return name || prefix || 'body';
 }
 
+/** What zod says of an absent required field: a wrong type, or no value of an enum or a union. */
+const ABSENT_CODES = new Set<string>(['invalid_type', 'invalid_value', 'invalid_union']);
+
+/** The value at a zod path in an input, or undefined when any step of it is missing. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const part of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[part];
+  }
+  return value;
+}
+
 /**
  * Field problems from a zod error: unknown keys become one problem per key
- * ("unknown field, not accepted here"), every other issue keeps zod's message or ours.
+ * ("unknown field, not accepted here"); a field of the wrong type or value that is absent from every one of
+ * `inputs` (the request's body, query and path parameters) "is required" (a newcomer read "key:
+ * must be a string" for a key they had left out); every other issue keeps zod's message or ours.
  */
-export function zodProblems(error: z.ZodError, prefix?: string): FieldProblem[] {
+export function zodProblems(error: z.ZodError, prefix?: string, inputs: readonly unknown[] = []): FieldProblem[] {
   const problems: FieldProblem[] = [];
   // Not a ZodError: the schema itself failed on this input (it never should; still a 400, not a 500).
   if (!Array.isArray((error as { issues?: unknown } | undefined)?.issues)) return [{ field: prefix ?? 'body', message: 'could not be validated' }];
@@ -24,6 +39,9 @@ export function zodProblems(error: z.ZodError, prefix?: string): FieldProblem[] 
       for (const key of issue.keys) {
         problems.push({ field: fieldName([...issue.path, key], prefix), message: 'is not a known field here' });
       }
+    } else if (ABSENT_CODES.has(issue.code) && issue.path.length > 0 && inputs.length > 0 && inputs.every((input) => valueAt(input, issue.path) === undefined)) {
+      // A schema's own wording of it ('is required: one or more tags') says more.
+      problems.push({ field: fieldName(issue.path, prefix), message: issue.message.startsWith('is required') ? issue.message : 'is required' });
     } else {
       problems.push({ field: fieldName(issue.path, prefix), message: issue.message });
     }
