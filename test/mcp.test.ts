@@ -218,13 +218,13 @@ describe('MCP server at /mcp', () => {
 
     const updated = await call(client, 'update', { category: 'identity', key: 'user_employer', content: 'The user works at Globex', priority: 'high' });
     expect(updated.isError).toBeFalsy();
-    expect(updated.structuredContent).toMatchObject({ memory: { id, content: 'The user works at Globex', priority: 'high', tags: ['work'], version: 2, source: 'agent', verified: false } });
+    expect(updated.structuredContent).toMatchObject({ status: 'updated', memory: { id, content: 'The user works at Globex', priority: 'high', tags: ['work'], version: 2, source: 'agent', verified: false } });
     const rest = await t.http().get(`/v1/memory/${id}`).set(asAgent(a)).expect(200);
     expect(rest.body).toMatchObject({ content: 'The user works at Globex', priority: 'high', tags: ['work'], version: 2 });
 
     // The same values again change nothing: no new version.
     const same = await call(client, 'update', { id, priority: 'high' });
-    expect(same.structuredContent).toMatchObject({ memory: { version: 2 } });
+    expect(same.structuredContent).toMatchObject({ status: 'unchanged', memory: { version: 2 } });
     const expiry = await call(client, 'update', { id, expires_at: '2030-01-31T00:00:00Z' });
     expect(expiry.structuredContent).toMatchObject({ memory: { version: 3, expires_at: '2030-01-31T00:00:00.000Z', content: 'The user works at Globex' } });
 

@@ -163,8 +163,10 @@ describe('memory API (seed 002)', () => {
       const created = await storeMemory(t, asAgent(f), { category: 'note', key: 'put_me', content: 'first', tags: ['a'] }).expect(201);
       const updated = await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).send({ content: 'second', priority: 'low' }).expect(200);
       expect(updated.body).toMatchObject({ content: 'second', priority: 'low', tags: ['a'], version: 2 });
+      expect(updated.headers['x-write-status']).toBe('updated');
       const cleared = await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).send({ expires_at: null }).expect(200);
       expect(cleared.body.version).toBe(2);
+      expect(cleared.headers['x-write-status']).toBe('unchanged');
       const rename = await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).send({ key: 'other' }).expect(400);
       expect(rename.body.errors[0]).toEqual({ field: 'key', message: 'is not a known field here' });
       await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).send({}).expect(400);

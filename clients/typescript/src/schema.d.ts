@@ -3226,8 +3226,11 @@ export interface operations {
             };
         };
         responses: {
+            /** @description updated, or unchanged */
             200: {
                 headers: {
+                    /** @description `updated` (a new version) or `unchanged` (the same content, tags and fields); `created` on a 201 */
+                    "X-Write-Status"?: "created" | "updated" | "unchanged";
                     [name: string]: unknown;
                 };
                 content: {

@@ -91,19 +91,19 @@ export class MemoryWriteService {
     };
   }
 
-  /** Changes fields of a memory by id. @throws AppError 404 */
-  async update(scope: MemoryScope, id: string, input: UpdateMemoryInput): Promise<MemoryView> {
+  /** Changes fields of a memory by id: `updated` (a new version) or `unchanged`. @throws AppError 404 */
+  async update(scope: MemoryScope, id: string, input: UpdateMemoryInput): Promise<{ memory: MemoryView; status: WriteStatus }> {
     const config = await this.config(scope);
     const importance = input.content !== undefined || input.importance !== undefined ? await this.importanceOf({ ...input, content: input.content }, config) : undefined;
     const embedding = input.content === undefined ? undefined : await this.embed(input.content);
-    const memory = await this.tenantDb.run(scope.tenantId, async (tx) => {
+    const written = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
       const current = await this.memories.findById(tx, scope.mindId, id, { forUpdate: true });
       if (!current) throw AppError.notFound('memory');
-      return (await this.writer.edit(tx, scope, current, input, { importance, embedding, now: this.clock.now(), config, upsert: false })).memory;
+      return this.writer.edit(tx, scope, current, input, { importance, embedding, now: this.clock.now(), config, upsert: false });
     });
     if (embedding) this.demandEmbedding(scope.tenantId, [embedding.vector]);
-    return memoryView(memory);
+    return { memory: memoryView(written.memory), status: written.status };
   }
 
   /** Marks a memory verified by a person (seed 002 "검증"); idempotent. @throws AppError 404 */

@@ -34,6 +34,12 @@ const memoryId = new ParseIdPipe('memory');
  * The memory API of seed 002. Agents authenticate with their Mind Key; people with a JWT and
  * the `X-Mind-Id` header. Another tenant's or mind's ids answer 404.
  */
+/** The answer header that tells a write's outcome apart, as a batch item's `status` does. */
+const WRITE_STATUS_HEADER = {
+  description: '`updated` (a new version) or `unchanged` (the same content, tags and fields); `created` on a 201',
+  schema: { type: 'string' as const, enum: ['created', 'updated', 'unchanged'] },
+};
+
 @ApiTags('memory')
 @ApiBearerAuth()
 @ApiHeader({ name: 'X-Mind-Id', required: false, description: 'the mind to act on; required with a user JWT or a service key' })
@@ -58,7 +64,7 @@ export class MemoryController {
     status: 200,
     type: MemoryViewDto.Output,
     description: 'an existing key: updated, or unchanged',
-    headers: { 'X-Write-Status': { description: '`updated` (a new version) or `unchanged` (the same content, tags and fields); `created` on a 201', schema: { type: 'string', enum: ['created', 'updated', 'unchanged'] } } },
+    headers: { 'X-Write-Status': WRITE_STATUS_HEADER },
   })
   async upsert(@CurrentMemoryScope() scope: MemoryScope, @Body() body: UpsertMemoryDto, @Res({ passthrough: true }) res: Response) {
     const { memory, status } = await this.writes.upsert(scope, body);
@@ -140,13 +146,19 @@ export class MemoryController {
     return this.reads.get(scope, id);
   }
 
-  /** Changes fields of a memory; category and key stay. A new version is recorded. */
+  /**
+   * Changes fields of a memory; category and key stay. A new version is recorded when anything
+   * differs; the header `X-Write-Status` says `updated` or `unchanged`, as for `POST /memory`.
+   */
   @ServiceKeyScopeNeeded('memories:write')
   @Put(':id')
   @Documented({ summary: 'Update a memory', errors: [400, 403, 404, 409, 413, 415] })
+  @ApiResponse({ status: 200, type: MemoryViewDto.Output, description: 'updated, or unchanged', headers: { 'X-Write-Status': WRITE_STATUS_HEADER } })
   @ZodResponse({ status: 200, type: MemoryViewDto })
-  update(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string, @Body() body: UpdateMemoryDto) {
-    return this.writes.update(scope, id, body);
+  async update(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string, @Body() body: UpdateMemoryDto, @Res({ passthrough: true }) res: Response) {
+    const { memory, status } = await this.writes.update(scope, id, body);
+    res.setHeader('X-Write-Status', status);
+    return memory;
   }
 
   /** Deletes a memory and its history. 204. */

@@ -22,7 +22,10 @@ export const updateInput = toolInput({
   occurred_at: arg({ ...property('occurred_at'), ...DATE_TIME }, OCCURRED_GUIDE),
 });
 
-export const updateOutput = z.object({ memory: MemoryOut.describe('the memory after the change (its version is unchanged when nothing differed)') });
+export const updateOutput = z.object({
+  status: z.enum(['updated', 'unchanged']).describe('updated: a new version (the old one is in history); unchanged: nothing differed'),
+  memory: MemoryOut.describe('the memory after the change (its version is unchanged when nothing differed)'),
+});
 
 /** `update`: changes fields of one memory by id or (category, key), as `PUT /v1/memory/:id`. */
 export function registerUpdateTool(server: McpServer, scope: MemoryScope, writes: MemoryWriteService, deps: MemoryRefDeps): void {
@@ -45,8 +48,9 @@ export function registerUpdateTool(server: McpServer, scope: MemoryScope, writes
         // The change is checked first: it needs no read, and a bad field is the same error for any memory.
         const input = parseAs(UpdateMemorySchema, defined(change));
         const id = await memoryIdOf(deps, scope, args);
-        const memory = memoryOut(await writes.update(scope, id, input));
-        return answer({ memory }, line(memory));
+        const { memory: view, status } = await writes.update(scope, id, input);
+        const memory = memoryOut(view);
+        return answer({ status, memory }, `${status} ${line(memory)}`);
       }),
   );
 }
