@@ -209,6 +209,18 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
     expect(recall).not.toContain('Date:');
   });
 
+  // A newcomer's: an appointment dated on its day (in the future) ranked as the newest statement for
+  // good, above the later change that moved it.
+  it('a statement dated in the future counts as said when it was written', async () => {
+    const f = await createTenant(t, 'future-dated');
+    const booked = { category: 'fact', key: 'dentist_appt', content: 'Dentist appointment is on 10 March 2027 at 3pm', occurred_at: new Date(clock.now().getTime() + 90 * 24 * HOUR).toISOString() };
+    await t.http().post('/v1/memory').set(asAgent(f)).send(booked).expect(201);
+    clock.advance(HOUR);
+    await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'dentist_appt_change', content: 'Dentist appointment moved to 12 March 2027 at 3pm' }).expect(201);
+    const search = await t.http().get('/v1/memory/search').query({ q: 'dentist appointment' }).set(asAgent(f)).expect(200);
+    expect(search.body.items.map((m: { key: string }) => m.key)).toEqual(['dentist_appt_change', 'dentist_appt']);
+  });
+
   // A newcomer's: one keyed fact answers the question, and the user's episodes from a chat (their
   // content "user: ...", tagged user, importance 1) must not push it down for the word "user".
   it('a keyed fact that answers "where does the user work" is not pushed down by the user\'s unrelated episodes', async () => {

@@ -24,6 +24,17 @@ describe('the newest fact wins (search order)', () => {
     expect(newestFirstAmongVariants(ranked).map((h) => h.id)).toEqual(['new', 'old']);
   });
 
+  it('a statement dated in the future counts as said when it was written', () => {
+    const day = (d: number) => new Date(Date.UTC(2026, 11, d));
+    const booked = { ...hit('booked', 'Dentist appointment is on 10 March 2027 at 3pm', 1), occurred_at: new Date(Date.UTC(2027, 2, 10)), updated_at: day(1) };
+    const moved = { ...hit('moved', 'Dentist appointment moved to 12 March 2027 at 3pm', 2), occurred_at: day(2), updated_at: day(2) };
+    expect(newestFirstAmongVariants([booked, moved]).map((h) => h.id)).toEqual(['moved', 'booked']);
+    // A past event keeps its date, however late it was written (an import of old conversations).
+    const told = { ...hit('told', 'The user works at Acme', 1), updated_at: day(30) };
+    const changed = { ...hit('changed', 'The user works at Globex', 9), updated_at: day(29) };
+    expect(newestFirstAmongVariants([told, changed]).map((h) => h.id)).toEqual(['changed', 'told']);
+  });
+
   it('is a permutation, and leaves a list without variants as it was', () => {
     const words = ['acme', 'globex', 'user', 'works', 'lives', 'boston', 'denver', 'paints', 'sunset', 'dog'];
     const arb = fc.array(fc.record({ w: fc.subarray(words, { minLength: 1, maxLength: 5 }), day: fc.integer({ min: 1, max: 28 }) }), { maxLength: 12 });

@@ -12,16 +12,33 @@ export function isVariant(a: Set<string>, b: Set<string>): boolean {
   return shared >= 2 && shared < union && shared / union >= 0.4;
 }
 
+/** A statement's event time and, when known, its last write. */
+export interface Stated {
+  occurred_at: Date;
+  updated_at?: Date;
+}
+
+/**
+ * When a statement was made, in ms: its event time (`occurred_at`), but no later than its last
+ * write (`updated_at`). An event set in the future ("the appointment is on 10 March 2027", dated
+ * so) was said when it was written; ranked by its date it stayed the newest for good, above the
+ * change that moved it (a newcomer's).
+ */
+export function statedAt(hit: Stated): number {
+  const occurred = hit.occurred_at.getTime();
+  return hit.updated_at === undefined ? occurred : Math.min(occurred, hit.updated_at.getTime());
+}
+
 /**
  * The newest fact wins (ours; docs/retrieval.md "Newest first"): among ranked hits, statements of
  * the same thing (the same category and key, or variants: {@link isVariant}) keep the places the
- * ranking gave them, but are put in them newest first (by `occurred_at`, the event time), so that
- * the current value comes before the one it replaced. Other hits do not move.
+ * ranking gave them, but are put in them newest first (by when each was stated: {@link statedAt}),
+ * so that the current value comes before the one it replaced. Other hits do not move.
  *
  * @param hits best first
  * @returns the same hits, reordered
  */
-export function newestFirstAmongVariants<T extends { category: string; key: string; content: string; occurred_at: Date }>(hits: readonly T[]): T[] {
+export function newestFirstAmongVariants<T extends Stated & { category: string; key: string; content: string }>(hits: readonly T[]): T[] {
   const words = hits.map((h) => contentWords(h.content));
   const group = hits.map((_, i) => i);
   const root = (i: number): number => (group[i] === i ? i : (group[i] = root(group[i] as number)));
@@ -37,7 +54,7 @@ export function newestFirstAmongVariants<T extends { category: string; key: stri
   hits.forEach((_, i) => members.set(root(i), [...(members.get(root(i)) ?? []), i]));
   for (const places of members.values()) {
     if (places.length < 2) continue;
-    const newest = [...places].sort((x, y) => (hits[y] as T).occurred_at.getTime() - (hits[x] as T).occurred_at.getTime() || x - y);
+    const newest = [...places].sort((x, y) => statedAt(hits[y] as T) - statedAt(hits[x] as T) || x - y);
     places.forEach((place, k) => (out[place] = hits[newest[k] as number] as T));
   }
   return out;
