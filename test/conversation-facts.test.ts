@@ -217,8 +217,13 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
     await t.http().post('/v1/memory').set(asAgent(f)).send(booked).expect(201);
     clock.advance(HOUR);
     await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'dentist_appt_change', content: 'Dentist appointment moved to 12 March 2027 at 3pm' }).expect(201);
-    const search = await t.http().get('/v1/memory/search').query({ q: 'dentist appointment' }).set(asAgent(f)).expect(200);
-    expect(search.body.items.map((m: { key: string }) => m.key)).toEqual(['dentist_appt_change', 'dentist_appt']);
+    const search = async () => (await t.http().get('/v1/memory/search').query({ q: 'dentist appointment' }).set(asAgent(f)).expect(200)).body.items.map((m: { key: string }) => m.key);
+    expect(await search()).toEqual(['dentist_appt_change', 'dentist_appt']);
+    // Its priority raised later makes no new statement (the next newcomer's).
+    clock.advance(HOUR);
+    const first = await t.http().post('/v1/memory').set(asAgent(f)).send({ ...booked, priority: 'high' }).expect(200);
+    expect(first.headers['x-write-status']).toBe('updated');
+    expect(await search()).toEqual(['dentist_appt_change', 'dentist_appt']);
   });
 
   // A newcomer's: one keyed fact answers the question, and the user's episodes from a chat (their

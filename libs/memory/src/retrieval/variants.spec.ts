@@ -26,12 +26,14 @@ describe('the newest fact wins (search order)', () => {
 
   it('a statement dated in the future counts as said when it was written', () => {
     const day = (d: number) => new Date(Date.UTC(2026, 11, d));
-    const booked = { ...hit('booked', 'Dentist appointment is on 10 March 2027 at 3pm', 1), occurred_at: new Date(Date.UTC(2027, 2, 10)), updated_at: day(1) };
-    const moved = { ...hit('moved', 'Dentist appointment moved to 12 March 2027 at 3pm', 2), occurred_at: day(2), updated_at: day(2) };
+    const booked = { ...hit('booked', 'Dentist appointment is on 10 March 2027 at 3pm', 1), occurred_at: new Date(Date.UTC(2027, 2, 10)), created_at: day(1), updated_at: day(1) };
+    const moved = { ...hit('moved', 'Dentist appointment moved to 12 March 2027 at 3pm', 2), occurred_at: day(2), created_at: day(2), updated_at: day(2) };
     expect(newestFirstAmongVariants([booked, moved]).map((h) => h.id)).toEqual(['moved', 'booked']);
+    // Its tags or priority edited later: still said on day 1.
+    expect(newestFirstAmongVariants([{ ...booked, updated_at: day(5) }, moved]).map((h) => h.id)).toEqual(['moved', 'booked']);
     // A past event keeps its date, however late it was written (an import of old conversations).
-    const told = { ...hit('told', 'The user works at Acme', 1), updated_at: day(30) };
-    const changed = { ...hit('changed', 'The user works at Globex', 9), updated_at: day(29) };
+    const told = { ...hit('told', 'The user works at Acme', 1), created_at: day(30), updated_at: day(30) };
+    const changed = { ...hit('changed', 'The user works at Globex', 9), created_at: day(29), updated_at: day(29) };
     expect(newestFirstAmongVariants([told, changed]).map((h) => h.id)).toEqual(['changed', 'told']);
   });
 

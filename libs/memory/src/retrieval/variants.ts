@@ -12,21 +12,25 @@ export function isVariant(a: Set<string>, b: Set<string>): boolean {
   return shared >= 2 && shared < union && shared / union >= 0.4;
 }
 
-/** A statement's event time and, when known, its last write. */
+/** A statement's event time and, when known, when the memory was first and last written. */
 export interface Stated {
   occurred_at: Date;
+  created_at?: Date;
   updated_at?: Date;
 }
 
 /**
- * When a statement was made, in ms: its event time (`occurred_at`), but no later than its last
- * write (`updated_at`). An event set in the future ("the appointment is on 10 March 2027", dated
- * so) was said when it was written; ranked by its date it stayed the newest for good, above the
- * change that moved it (a newcomer's).
+ * When a statement was made, in ms: its event time (`occurred_at`); for an event still ahead of
+ * the memory's last write ("the appointment is on 10 March 2027", dated so), when the memory was
+ * written (`created_at`). Ranked by its date, such a statement stayed the newest for good, above
+ * the change that moved it (a newcomer's). Not the last write itself: a tag or priority edit
+ * makes no new statement (the next newcomer's). A content change that keeps a future date counts
+ * from the memory's creation too (the row does not say when its content last changed).
  */
 export function statedAt(hit: Stated): number {
   const occurred = hit.occurred_at.getTime();
-  return hit.updated_at === undefined ? occurred : Math.min(occurred, hit.updated_at.getTime());
+  if (hit.updated_at === undefined || occurred <= hit.updated_at.getTime()) return occurred;
+  return (hit.created_at ?? hit.updated_at).getTime();
 }
 
 /**
