@@ -137,6 +137,9 @@ describe('bad input', () => {
     }
     const wrong = await t.http().post('/v1/memory').set(asAgent(f)).send({ ...valid, key: null }).expect(400);
     expect(wrong.body.errors).toContainEqual({ field: 'key', message: expect.not.stringContaining('required') });
+    // An item of the wrong type, where the schema has no wording of its own (the next newcomer's).
+    const nullItem = await t.http().post('/v1/memory/batch').set(asAgent(f)).send({ items: [null] }).expect(400);
+    expect(nullItem.body.errors).toEqual([{ field: 'items[0]', message: 'must be an object' }]);
     const register = await t.http().post('/v1/auth/register').send({ email: 'someone@example.test', password: 'a long passphrase' }).expect(400);
     expect(register.body.errors).toContainEqual({ field: 'tenant_name', message: 'is required' });
   });

@@ -42,6 +42,9 @@ export function zodProblems(error: z.ZodError, prefix?: string, inputs: readonly
     } else if (ABSENT_CODES.has(issue.code) && issue.path.length > 0 && inputs.length > 0 && inputs.every((input) => valueAt(input, issue.path) === undefined)) {
       // A schema's own wording of it ('is required: one or more tags') says more.
       problems.push({ field: fieldName(issue.path, prefix), message: issue.message.startsWith('is required') ? issue.message : 'is required' });
+    } else if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) {
+      // Zod's own wording where a schema gave none ("Invalid input: expected object, received null"): ours.
+      problems.push({ field: fieldName(issue.path, prefix), message: `must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}` });
     } else {
       problems.push({ field: fieldName(issue.path, prefix), message: issue.message });
     }
