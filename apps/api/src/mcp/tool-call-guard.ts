@@ -16,7 +16,7 @@ const typeName = (value: unknown): string => (value === null ? 'null' : Array.is
  *   answered as the SDK answers a tool's invalid arguments, a tool result with `isError: true`,
  *   here `arguments: must be an object of the tool's arguments by name ({} for none), not null`;
  * - any other malformed params (no tool name, `params` not an object) → -32602 (invalid params)
- *   naming the field, e.g. `Invalid params: name: Invalid input: expected string, received number`.
+ *   naming the field, e.g. `Invalid params: name: must be a string`.
  */
 export function toolCallProblem(request: JSONRPCRequest): JSONRPCMessage | undefined {
   if (request.method !== 'tools/call') return undefined;
