@@ -27,8 +27,17 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
   );
 
   // A newcomer's, kept at 1.0: asking is not telling.
-  it.each(["I'm just curious, what's the weather like on Mars?", 'My question is about the French revolution', 'I was just asking about the French revolution'])(
-    'a question said in the first person stays under the importance trigger: %s',
+  it.each([
+    "I'm just curious, what's the weather like on Mars?",
+    'My question is about the French revolution',
+    'I was just asking about the French revolution',
+    // The next newcomer's, kept at 0.77-1.0: leaving, and a passing state.
+    "nah I'm going to bed",
+    "I'm so tired today lol",
+    'Ich bin heute so müde, haha',
+    "Je suis tellement fatigué aujourd'hui, mdr",
+  ])(
+    'asking, leaving or a passing state stays under the importance trigger: %s',
     (text) => {
       expect(score(text)).toBeLessThan(trigger);
     },

@@ -30,6 +30,8 @@ const REQUESTS = [
   'Recuerda esto: mi taquilla es la 217',
   'Merke dir, dass mein Schließfach die 217 ist',
   'Retiens que mon casier est le 217',
+  // Asked as a question (the next newcomer's, at 0.41).
+  'Can you remember that I parked on level 3?',
 ];
 // Reminiscence, advice to the other, questions: LoCoMo's friends say these to each other.
 const NOT_REQUESTS = [
@@ -48,6 +50,8 @@ const NOT_REQUESTS = [
   'Remember that staying positive is very important.',
   'Remember that the best is yet to come',
   'Remember the day we met at the beach?',
+  'Can you remember that time we went hiking?',
+  'Can you remember what I said yesterday?',
 ];
 
 // A tester's: standing instructions said as commands were discarded (claude-code #75297, TrueMemory #554).

@@ -12,7 +12,7 @@ const VERB = String.raw`(?:remember|memori[sz]e|note|save|store|(?:do not|don't|
 const REMINISCENCE = String.raw`(?!\s+(?:when|how|the\s+time|that\s+time|that\s+day|the\s+day)\b)`;
 const ENGLISH = new RegExp(
   OPENER +
-    String.raw`(?:(?:please|pls)\s+${VERB}${REMINISCENCE}\b|${VERB}${REMINISCENCE}(?:(?:\s+(?:this|that|it))?\s*[:\-–—]\s*\S|,?(?:\s+(?:this|that|it|is|was|about))?(?:\s+[\p{L}']+){0,2}?\s+(?:my|i|i'm|i've|i'll|me|we|we're|our|mine)\b))`,
+    String.raw`(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:remember|note|keep\s+in\s+mind)\s+(?:that|this)\b(?!\s+(?:time|day)\b)|(?:please|pls)\s+${VERB}${REMINISCENCE}\b|${VERB}${REMINISCENCE}(?:(?:\s+(?:this|that|it))?\s*[:\-–—]\s*\S|,?(?:\s+(?:this|that|it|is|was|about))?(?:\s+[\p{L}']+){0,2}?\s+(?:my|i|i'm|i've|i'll|me|we|we're|our|mine)\b))`,
   'iu',
 );
 // "Remember (that) the garage code is 3391": a statement of a particular after the verb, which
