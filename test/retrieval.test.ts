@@ -198,9 +198,10 @@ describe('retrieval', () => {
     const mobile = await writeFact(t, as, 'mobile', '제 번호는 010-1234-5678이에요');
     const trip = await writeFact(t, as, 'trip', 'The trip starts on 2024-05-01');
     const since = await writeFact(t, as, 'since', '2023년부터 서울에 살아요');
+    const exam = await writeFact(t, as, 'exam', 'Driving exam on 03/14/2027');
     await expectTextHits(t, as, [
       ['5551234567', dentist], ['555.123.4567', dentist], ['(555) 123-4567', dentist], ['555-123-4567', dentist], ['555-987-6543', office], ['5559876543', office],
-      ['01012345678', mobile], ['010-1234-5678', mobile], ['010-1234-5678이에요', mobile], ['2024', trip], ['2024-05-01', trip], ['2023', since], ['2023년', since],
+      ['01012345678', mobile], ['010-1234-5678', mobile], ['010-1234-5678이에요', mobile], ['2024', trip], ['2024-05-01', trip], ['2023', since], ['2023년', since], ['2027', exam], ['03/14/2027', exam],
     ]);
   });
 

@@ -9,7 +9,8 @@
 -- nine digits at least. A date's groups (2024-05-01, 12.05.2024: two digits in the middle) do not
 -- have that shape and stay as they are. A number written against Korean ("2024년", "3개",
 -- "010-1234-5678이에요": a counter or a particle) was one word with it, found by neither "2024" nor
--- the number: a space now parts a digit from the Hangul after it. The content is stored as
+-- the number: a space now parts a digit from the Hangul after it. A date written with slashes
+-- ("03/14/2027") was one word too, a path to the parser: its numbers are parted the same way. The content is stored as
 -- written; only what search reads changes.
 
 create or replace function engram_join_digit_groups(p_text text) returns text
@@ -26,7 +27,7 @@ create or replace function engram_join_digit_groups(p_text text) returns text
 create or replace function engram_search_text(p_text text) returns text
   language sql immutable parallel safe
   as $$
-    select engram_fold_accents(regexp_replace(engram_join_digit_groups(p_text), '(\d)(?=[\uac00-\ud7a3])', '\1 ', 'g'))
+    select engram_fold_accents(regexp_replace(engram_join_digit_groups(p_text), '(\d)(?=[\uac00-\ud7a3])|(\d)/(?=\d)', '\1\2 ', 'g'))
   $$;
 
 -- The rows whose document changes (those with phone numbers), computed, so Citus runs it on the
