@@ -98,12 +98,13 @@ describe('memory lifecycle through the API (seed 001)', () => {
   });
 
   it('without an importance, a keyed write is an explicit save: at least 0.8, long_term; without the floor the rule engine scores', async () => {
-    const saved = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'pw', content: 'Backup password: hunter2' }).expect(201);
+    const saved = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'pw', content: 'Backup password: in the blue box' }).expect(201);
     expect(saved.body).toMatchObject({ importance_score: 0.8, importance_source: 'explicit_save', layer: 'long_term' });
     await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ importance: { explicit_save_floor: 0 } }).expect(200);
-    const scored = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'pw2', content: 'Backup password: hunter2' }).expect(201);
-    // Seed 001's rules give 0.1 ("password"); the fact score adds its number and length.
-    const rules = scoreByRulesAndFacts('Backup password: hunter2', {}, DEFAULT_LIFECYCLE);
+    const scored = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'pw2', content: 'Backup password: in the blue box' }).expect(201);
+    // Seed 001's rules give 0.1 ("password"); the fact score adds its length (a password with a
+    // digit in it is a kept code, which the facts score at 1).
+    const rules = scoreByRulesAndFacts('Backup password: in the blue box', {}, DEFAULT_LIFECYCLE);
     expect(rules).toBeGreaterThan(0.1);
     expect(rules).toBeLessThan(0.6);
     expect(scored.body).toMatchObject({ importance_source: 'rules', layer: classifyLayer(rules, DEFAULT_LIFECYCLE) });
