@@ -199,9 +199,12 @@ describe('retrieval', () => {
     const trip = await writeFact(t, as, 'trip', 'The trip starts on 2024-05-01');
     const since = await writeFact(t, as, 'since', '2023년부터 서울에 살아요');
     const exam = await writeFact(t, as, 'exam', 'Driving exam on 03/14/2027');
+    const berlin = await writeFact(t, as, 'berlin_office', 'Berlin office +49 30 1234567');
+    const boston = await writeFact(t, as, 'boston_office', 'Boston office +1 617-555-0100');
     await expectTextHits(t, as, [
       ['5551234567', dentist], ['555.123.4567', dentist], ['(555) 123-4567', dentist], ['555-123-4567', dentist], ['555-987-6543', office], ['5559876543', office],
-      ['01012345678', mobile], ['010-1234-5678', mobile], ['010-1234-5678이에요', mobile], ['2024', trip], ['2024-05-01', trip], ['2023', since], ['2023년', since], ['2027', exam], ['03/14/2027', exam],
+      ['01012345678', mobile], ['010-1234-5678', mobile], ['010-1234-5678이에요', mobile], ['2024', trip], ['2024-05-01', trip], ['2023', since], ['2023년', since], ['2027', exam], ['03/14/2027', exam], ['+49301234567', berlin], ['+49 30 1234567', berlin],
+      ['6175550100', boston], ['617-555-0100', boston], ['+16175550100', boston],
     ]);
   });
 
