@@ -30,16 +30,16 @@ import {
 
 const memoryId = new ParseIdPipe('memory');
 
-/**
- * The memory API of seed 002. Agents authenticate with their Mind Key; people with a JWT and
- * the `X-Mind-Id` header. Another tenant's or mind's ids answer 404.
- */
 /** The answer header that tells a write's outcome apart, as a batch item's `status` does. */
 const WRITE_STATUS_HEADER = {
   description: '`updated` (a new version) or `unchanged` (the same content, tags and fields); `created` on a 201',
   schema: { type: 'string' as const, enum: ['created', 'updated', 'unchanged'] },
 };
 
+/**
+ * The memory API of seed 002. Agents authenticate with their Mind Key; people with a JWT and
+ * the `X-Mind-Id` header. Another tenant's or mind's ids answer 404.
+ */
 @ApiTags('memory')
 @ApiBearerAuth()
 @ApiHeader({ name: 'X-Mind-Id', required: false, description: 'the mind to act on; required with a user JWT or a service key' })

@@ -105,7 +105,7 @@ const ASKING = /\b(?:i'm|im|i am)\s+(?:just\s+)?(?:curious|wondering)\b[^.!?]*|\
 // A passing state is no fact about a life: "I'm so tired today lol", "Ich bin heute so müde",
 // "Je suis tellement fatigué aujourd'hui" (the next newcomer's, kept at 0.77).
 const PASSING =
-  /\b(?:i'm|im|i am|i feel|i'm feeling|feeling)\s+(?:so\s+|really\s+|very\s+|super\s+|kinda\s+|a\s+bit\s+|pretty\s+)?(?:tired|sleepy|bored|hungry|exhausted|stressed|sleepy)(?:\s+(?:today|tonight|right\s+now|now))?(?:\s+(?:lol|haha|lmao))?|(?<![\p{L}])(?:ich bin (?:heute |gerade )?(?:so |sehr |total )?müde|je suis (?:tellement |très |si )?(?:fatigué|fatiguée|crevé|crevée)(?: aujourd'hui)?|estoy (?:muy |tan )?(?:cansado|cansada|aburrido|aburrida)(?: hoy)?)(?![\p{L}])(?:,?\s*(?:haha|mdr|jaja|lol))?/giu;
+  /\b(?:i'm|im|i am|i feel|i'm feeling|feeling)\s+(?:so\s+|really\s+|very\s+|super\s+|kinda\s+|a\s+bit\s+|pretty\s+)?(?:tired|sleepy|bored|hungry|exhausted|stressed)(?:\s+(?:today|tonight|right\s+now|now))?(?:\s+(?:lol|haha|lmao))?|(?<![\p{L}])(?:ich bin (?:heute |gerade )?(?:so |sehr |total )?müde|je suis (?:tellement |très |si )?(?:fatigué|fatiguée|crevé|crevée)(?: aujourd'hui)?|estoy (?:muy |tan )?(?:cansado|cansada|aburrido|aburrida)(?: hoy)?)(?![\p{L}])(?:,?\s*(?:haha|mdr|jaja|lol))?/giu;
 const TIME =
   /\b(yesterday|today|tonight|tomorrow|last (?:week|month|year|night|weekend|summer|winter|spring|fall)|next (?:week|month|year)|ago|since|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|weekend|summer|winter|at age|years? old|(?:19|20)\d\d|\d{1,2}(?:st|nd|rd|th)|\d{1,2}(?::\d\d)?\s*(?:am|pm))\b|어제|오늘|내일|지난주|다음 주|작년|내년|월요일|화요일|수요일|목요일|금요일|토요일|일요일|\d+월|\d+일|\d+년/i;
 // Who a person is, what they have and how they live: "I'm a nurse", "my name is", "I live in",
@@ -122,8 +122,6 @@ const REACTION_SELF = /\b(i|we)\s+(really\s+|totally\s+|just\s+)?(love|like|ador
 // Taking leave says nothing of one's life either: "I'm going to bed now, good night" (a newcomer's, kept at 1.0).
 const LEAVING = /\b(?:i'm|im|i am)\s+(?:going|off|heading)\s+to\s+(?:bed|sleep)\s*(?:now)?\s*[.!]*$|\b(?:i'm|im|i am|i'll|i will|i have to|i've got to|i gotta|gotta)\s+(?:going\s+to\s+|off\s+to\s+|heading\s+to\s+|go\s+to\s+|go\s+)?(?:bed|sleep|go|head\s+out|log\s+off|sign\s+off)\s+now\b[^.!?]*|\b(?:good\s*night|bye|see\s+you|talk\s+(?:to\s+you\s+)?(?:later|soon|tomorrow))\b\W*/gi;
 const NUMBER = /\d/;
-// One name inside a sentence (NAMED without the global flag, for a test).
-const NAMED_ONE = /(?<=[\p{Ll},;:'")]\s)\p{Lu}[\p{Ll}\p{Lu}'’-]+/u;
 const NAMED = /(?<=[\p{Ll},;:'")]\s)\p{Lu}[\p{Ll}\p{Lu}'’-]+|(?<![\p{L}])\p{Lu}{2,}(?![\p{L}])/gu;
 const REACTION =
   /^\W*(wow|whoa|woah|aw+|oh|ooh|haha|lol|cool|nice|great|awesome|amazing|sounds|that's|thats|that is|thanks|thank you|congrats|congratulations|yay|omg|so (?:happy|glad|proud)|good (?:luck|job|for you)|sure|yeah|yes|yep|no worries|same here|definitely|absolutely|totally|glad|hey|hi|hello|bye|see you|take care|love (?:it|that|this)|lovely|beautiful|wonderful|you (?:got|are|'re)|keep (?:it|going)|let's)\b|^(와|우와|대박|좋아요|감사|고마워|축하|응|네|그래|哈哈|谢谢|太好了|好的|恭喜|ありがとう|すごい|おめでとう)|^\W*(danke|merci|gracias|genial|super|toll|bravo)\b/i;
@@ -200,9 +198,11 @@ export function factSignals(raw: string, context: FactContext = {}): FactSignals
   const time = TIME.test(text) || TIME_INTL.test(text);
   // A change of a particular ("Actually, it's 40mg now, not 20", "Der Termin wurde auf Dienstag
   // verschoben"): what a person corrects is what they need kept, said with or without "I".
-  const changed = (CORRECTION.test(own) || CORRECTION_INTL.test(own)) && (NUMBER.test(own) || time || NAMED_ONE.test(own));
-  const selfStatement = SELF_STATEMENT.test(own) || selfDropped || identity || keptCode || changed ? 1 : 0;
   const named = Math.min(3, new Set((text.match(NAMED) ?? []).filter((w) => !/^(I|I'm|I've|I'd|I'll|OK|TV)$/.test(w))).size);
+  const ownDecision = DECISION.test(own) || DECISION_INTL.test(own);
+  const ownCorrection = CORRECTION.test(own) || CORRECTION_INTL.test(own);
+  const changed = ownCorrection && (NUMBER.test(own) || time || named > 0);
+  const selfStatement = SELF_STATEMENT.test(own) || selfDropped || identity || keptCode || changed ? 1 : 0;
   const ownContent = selfStatement === 1 || named > 0 || NUMBER.test(text) || decision;
   return {
     first_person: firstPerson,
@@ -225,7 +225,7 @@ export function factSignals(raw: string, context: FactContext = {}): FactSignals
     image: /\[shared an image: /.test(text) ? 1 : 0,
     life_fact:
       selfStatement === 1 &&
-      (identity || DOMAIN.test(own) || DOMAIN_INTL.test(own) || (ofSpeaker && (PREFERENCE.test(own) || PREFERENCE_INTL.test(own) || LIFE_PLAN.test(own) || LIFE_PLAN_INTL.test(own))) || keptCode || changed || DECISION.test(own) || DECISION_INTL.test(own) || CORRECTION.test(own) || CORRECTION_INTL.test(own))
+      (identity || DOMAIN.test(own) || DOMAIN_INTL.test(own) || (ofSpeaker && (PREFERENCE.test(own) || PREFERENCE_INTL.test(own) || LIFE_PLAN.test(own) || LIFE_PLAN_INTL.test(own))) || keptCode || ownDecision || ownCorrection)
         ? 1
         : 0,
     answers_question: answersQuestion(context) ? 1 : 0,
