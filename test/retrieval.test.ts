@@ -337,10 +337,12 @@ describe('retrieval', () => {
     beforeAll(async () => {
       big = await startTestApp({ LARGE_MIND_MEMORIES: String(MIN) });
       g = await createTenant(big, 'large');
-      // ef_search above the mind's size: the HNSW scan then reaches every memory, so what is asserted
-      // is which memories the index holds, not how approximate it is. With the default 100, a memory
-      // unlike all the others (the keeper, among 350 notes of one kind) was missed now and then (a
-      // clean-clone run): the search walks the notes' plateau and stops at 100 of them.
+      // ef_search above the mind's size: the HNSW scan then reaches every memory the graph links to,
+      // so what is asserted is which memories the index holds, not how approximate it is. The graph
+      // itself may leave a memory unlike all the others unreachable: the keeper, among 350 notes of
+      // one kind, kept no link from them in 8 indexes of 200 built in random order (bench/hnsw-
+      // reachability.ts; 2 runs of this test in 40; docs/design.md §6.1), so the index is probed
+      // with the notes' own wording.
       await big.http().put('/v1/tenant/settings/lifecycle').set({ Authorization: `Bearer ${g.token}` }).send({ retrieval: { exact_scan_below: MIN, ef_search: 1000 } }).expect(200);
     });
     let other: Awaited<ReturnType<typeof createApp>> | undefined;
@@ -355,21 +357,29 @@ describe('retrieval', () => {
       await big.http().post('/v1/memory').set(asAgent(g)).send({ category: 'fact', key: 'keeper', content: 'The lighthouse keeper on Skellig Michael is called Orla' }).expect(201);
       // Written while the process still knew the mind as small: none in the index yet.
       expect(await indexed(big.db, g.mindId)).toBe(0);
-      const keeper = async (app: TestApp) => (await app.http().get('/v1/memory/search').query({ q: 'who keeps the lighthouse?', mode: 'vector' }).set(asAgent(g)).expect(200)).body.items.map((m: { key: string }) => m.key);
+      const nearest = async (app: TestApp, q: string) => (await app.http().get('/v1/memory/search').query({ q, mode: 'vector' }).set(asAgent(g)).expect(200)).body.items.map((m: { key: string }) => m.key);
+      const keeper = (app: TestApp) => nearest(app, 'who keeps the lighthouse?');
+      // From the last batch: "Note 6-3 ..." is the newest of the notes that differ from it in the batch
+      // number alone, which search ranks first among them (the newest fact wins).
+      const probes = [[6, 3], [6, 17], [6, 41], [6, 49]] as const;
+      const found = async (app: TestApp) => Promise.all(probes.map(async ([b, i]) => (await nearest(app, items(b)[i]!.content))[0]));
+      const expected = probes.map(([b, i]) => `n_${b}_${i}`);
       expect((await keeper(big))[0]).toBe('keeper');
+      expect(await found(big)).toEqual(expected);
 
       expect(await big.app.get(TieringJob).run(g.tenantId, new Date())).toMatchObject({ indexed: 351 });
       expect(await indexed(big.db, g.mindId)).toBe(351);
-      expect((await keeper(big))[0]).toBe('keeper');
+      // Now only through the index: nothing is left to the exact scan beside it.
+      expect(await found(big)).toEqual(expected);
 
       // Another process (its own view of the mind's size) writes into the index at once. It stays
       // open until the end: passport keeps one strategy per name for the whole Node process, the
       // latest app's, so closing it would leave `big` checking tokens against a closed database.
       other = await createApp(loadConfig({ NODE_ENV: 'test', DATABASE_URL: big.db.appUrl, JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: 'silent', LARGE_MIND_MEMORIES: String(MIN), ...NO_SCHEDULES, ...NO_RATE_LIMITS }));
       await other.init();
-      await request(other.getHttpServer()).post('/v1/memory').set(asAgent(g)).send({ category: 'fact', key: 'boat', content: 'The supply boat comes to the lighthouse on Thursdays' }).expect(201);
+      await request(other.getHttpServer()).post('/v1/memory').set(asAgent(g)).send({ category: 'note', key: 'late', content: 'Note 9-9 about the harbour, topic 58' }).expect(201);
       expect(await indexed(big.db, g.mindId)).toBe(352);
-      expect(await keeper(big)).toEqual(expect.arrayContaining(['keeper', 'boat']));
+      expect((await nearest(big, 'Note 9-9 about the harbour, topic 58'))[0]).toBe('late');
     });
 
     it("reuses the recall header's counts of a large mind for a minute, and counts a small one on every recall", async () => {
