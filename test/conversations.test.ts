@@ -115,6 +115,43 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(later.body.consolidated).toEqual([expect.objectContaining({ trigger: 'importance', status: 'reinforced', memory_id: code.body.id })]);
   });
 
+  it('a fact said again after it changed is current again: "Paris", "Berlin", then "Paris" ranks Paris first, and the recall dates the repetition', async () => {
+    const say = (conversation: string, content: string) => post(conversation, [{ role: 'user', content, importance: 0.9 }]).expect(201);
+    const end = async (conversation: string) => (await t.http().post(`/v1/conversations/${conversation}/end`).set(asAgent(f)).expect(200)).body.consolidated[0].memory_id as string;
+    await say('c4p', 'I live in Paris with my partner Sam');
+    const paris = await end('c4p');
+    clock.advance(86_400_000);
+    await say('c4q', 'I live in Berlin with my partner Sam');
+    const berlin = await end('c4q');
+    expect(berlin).not.toBe(paris);
+    clock.advance(86_400_000);
+    const again = await say('c4r', 'I live in Paris with my partner Sam');
+    expect(again.body.reinforced).toEqual([expect.objectContaining({ memory_id: paris })]);
+
+    const found = await t.http().get('/v1/memory/search').query({ q: 'where do I live with Sam?' }).set(asAgent(f)).expect(200);
+    const ids = found.body.items.map((m: { id: string }) => m.id);
+    expect(ids.indexOf(paris)).toBeGreaterThanOrEqual(0);
+    expect(ids.indexOf(paris)).toBeLessThan(ids.indexOf(berlin));
+    const memory = await t.http().get(`/v1/memory/${paris}`).set(asAgent(f)).expect(200);
+    expect(memory.body.restated_at).toBe(clock.now().toISOString());
+    expect(Date.parse(memory.body.occurred_at)).toBeLessThan(clock.now().getTime());
+    const recall = await t.http().get('/v1/memory/recall').query({ q: 'where do I live with Sam?' }).set(asAgent(f)).expect(200);
+    expect(recall.text).toContain(`, said again ${clock.now().toISOString().slice(0, 16).replace('T', ' ')} UTC\n  user: I live in Paris with my partner Sam`);
+
+    // The same within one conversation: the repetition rehearses the entry in STM, and the
+    // episode it consolidates into is restated then.
+    await say('c4s', 'I drive a Volvo to work every day');
+    clock.advance(5000);
+    await say('c4s', 'I drive a Tesla to work every day');
+    clock.advance(5000);
+    expect((await say('c4s', 'I drive a Volvo to work every day')).body.rehearsed).toBe(1);
+    const ended = (await t.http().post('/v1/conversations/c4s/end').set(asAgent(f)).expect(200)).body.consolidated;
+    const [volvo, tesla] = ended.map((c: { memory_id: string }) => c.memory_id);
+    expect((await t.http().get(`/v1/memory/${volvo}`).set(asAgent(f)).expect(200)).body.restated_at).toBe(clock.now().toISOString());
+    const cars = (await t.http().get('/v1/memory/search').query({ q: 'what car do I drive to work?' }).set(asAgent(f)).expect(200)).body.items.map((m: { id: string }) => m.id);
+    expect(cars.slice(0, 2)).toEqual([volvo, tesla]);
+  });
+
   it('a word added that reverses a statement makes a new memory, in STM and against long-term memory alike', async () => {
     const flight = 'My flight to Boston on Friday evening with United Airlines leaves from gate twelve';
     await post('c4e', [{ role: 'user', content: flight, importance: 0.9 }]).expect(201);

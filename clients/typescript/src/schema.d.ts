@@ -1240,6 +1240,8 @@ export interface components {
                 /** @enum {string} */
                 priority: "low" | "normal" | "high" | "critical";
                 /** Format: date-time */
+                restated_at: string | null;
+                /** Format: date-time */
                 retention_at: string | null;
                 review_count: number;
                 review_schedule: string[];
@@ -1315,6 +1317,8 @@ export interface components {
                 };
                 /** @enum {string} */
                 priority: "low" | "normal" | "high" | "critical";
+                /** Format: date-time */
+                restated_at: string | null;
                 /** Format: date-time */
                 retention_at: string | null;
                 review_count: number;
@@ -1415,6 +1419,8 @@ export interface components {
             };
             /** @enum {string} */
             priority: "low" | "normal" | "high" | "critical";
+            /** Format: date-time */
+            restated_at: string | null;
             /** Format: date-time */
             retention_at: string | null;
             review_count: number;
@@ -1901,6 +1907,8 @@ export interface components {
                 };
                 /** @enum {string} */
                 priority: "low" | "normal" | "high" | "critical";
+                /** Format: date-time */
+                restated_at: string | null;
                 /** Format: date-time */
                 retention_at: string | null;
                 review_count: number;

@@ -260,6 +260,7 @@ returning
   "m"."confidence",
   "m"."expires_at",
   "m"."occurred_at",
+  "m"."restated_at",
   "m"."created_at",
   "m"."updated_at",
   "m"."version",

@@ -15,6 +15,7 @@ export const MEMORY_COLUMNS = [
   'confidence',
   'expires_at',
   'occurred_at',
+  'restated_at',
   'created_at',
   'updated_at',
   'version',

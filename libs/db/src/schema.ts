@@ -138,6 +138,8 @@ export interface MemoriesTable {
   content_z: Buffer | Uint8Array | null;
   /** The `expires_at` whose passing was announced to webhooks (memory.expired), once per expiry. */
   expiry_announced_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** When a repetition last said it again (a message or a save repeating it); null: never (migration 20261214000000). */
+  restated_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface MemoryVersionsTable {

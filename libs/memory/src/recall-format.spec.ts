@@ -94,6 +94,14 @@ Memories: 12 total (10 verified, 2 unverified)
     expect(recalled.split('\n').slice(3)).toEqual(['[001] note (NORMAL) [verified]', '  employer', '  Date: 2026-03-01 09:00 UTC', '  The user works at Acme', '', '[002] note (NORMAL) [verified]', '  new_job', '  The user started at Globex', '']);
   });
 
+  it('dates a memory said again with both times, and a repetition within the minute not at all', () => {
+    const said = new Date('2026-03-01T09:00:00Z');
+    const lines = (restated_at: Date | null) => formatRecall({ mindName: 'm', total: 1, verified: 1, unverified: 0 }, [entry({ occurred_at: said, created_at: said, restated_at, key: 'home', content: 'The user lives in Paris' })]).split('\n').slice(3);
+    expect(lines(new Date('2026-05-02T10:30:00Z'))).toEqual(['[001] note (NORMAL) [verified]', '  home', '  Date: 2026-03-01 09:00 UTC, said again 2026-05-02 10:30 UTC', '  The user lives in Paris', '']);
+    expect(lines(new Date('2026-03-01T09:00:30Z'))).toEqual(['[001] note (NORMAL) [verified]', '  home', '  The user lives in Paris', '']);
+    expect(lines(null)).toEqual(lines(new Date('2026-03-01T09:00:30Z')));
+  });
+
   it('numbers past 999 keep counting', () => {
     const many = Array.from({ length: 1000 }, () => entry({}));
     expect(formatRecall({ mindName: 'm', total: 1000, verified: 1000, unverified: 0 }, many)).toContain('[1000] note');

@@ -14,6 +14,8 @@ export interface RecallEntry {
   occurred_at?: Date;
   /** When it was stored. */
   created_at?: Date;
+  /** When a repetition last said it again; null or absent: never. */
+  restated_at?: Date | null;
 }
 
 /** How old a memory's event must be, at the recall, for every memory to be dated: a day (ms). */
@@ -24,17 +26,35 @@ const DATED_AFTER_MS = 86_400_000;
  * whose event time is not when it was stored (an import, a fact said earlier, an appointment to
  * come), or, given the recall's time `at`, any memory whose event is a day old or more (a fact
  * stored months ago beside one stored this week: a tester's find, they read as equally current).
- * A keyed write of today has no date line: seed 002's layout exactly.
+ * A memory said again later ({@link saidAgain}) is dated too. A keyed write of today has no date
+ * line: seed 002's layout exactly.
  */
-export function isDated(entry: Pick<RecallEntry, 'key' | 'occurred_at' | 'created_at'>, at?: Date): boolean {
+export function isDated(entry: Pick<RecallEntry, 'key' | 'occurred_at' | 'created_at' | 'restated_at'>, at?: Date): boolean {
   if (!entry.occurred_at) return false;
+  if (saidAgain(entry)) return true;
   if (at !== undefined && at.getTime() - entry.occurred_at.getTime() >= DATED_AFTER_MS) return true;
   return entry.key.startsWith('episode_') || (entry.created_at !== undefined && Math.abs(entry.occurred_at.getTime() - entry.created_at.getTime()) >= 1000);
 }
 
-/** A remembered event's date line: `Date: 2026-03-06 15:00 UTC` (minutes, UTC). */
-export function recallDate(at: Date): string {
-  return `Date: ${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const minutes = (at: Date) => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+/**
+ * When a repetition said the memory again, a minute or more after its event time (what the date
+ * line shows to the minute); null otherwise.
+ */
+export function saidAgain(entry: Pick<RecallEntry, 'occurred_at' | 'restated_at'>): Date | null {
+  const again = entry.restated_at;
+  if (!again || !entry.occurred_at || again.getTime() - entry.occurred_at.getTime() < 60_000) return null;
+  return again;
+}
+
+/**
+ * A remembered event's date line: `Date: 2026-03-06 15:00 UTC` (minutes, UTC); with
+ * `, said again 2026-05-02 09:30 UTC` when a repetition said it again later (ours: "Paris",
+ * "Berlin", then "Paris" again reads as current, not as the older of the two).
+ */
+export function recallDate(at: Date, again?: Date | null): string {
+  return `Date: ${minutes(at)}${again ? `, said again ${minutes(again)}` : ''}`;
 }
 
 /** The header figures of a recall: memories of the mind that recall can show (not expired). */
@@ -112,7 +132,7 @@ export function recallBlock(entry: RecallEntry, number: number, at?: Date): stri
     '',
     `[${String(number).padStart(3, '0')}] ${entry.category} (${entry.priority.toUpperCase()}) ` + (entry.verified ? '[verified]' : '[unverified]'),
     `  ${entry.key}`,
-    ...(isDated(entry, at) ? [`  ${recallDate(entry.occurred_at as Date)}`] : []),
+    ...(isDated(entry, at) ? [`  ${recallDate(entry.occurred_at as Date, saidAgain(entry))}`] : []),
     ...entry.content.split(LINE_BREAK).map((line) => `  ${line}`),
   ];
   if (entry.tags.length > 0) lines.push(`  Tags: ${entry.tags.join(', ')}`);

@@ -148,7 +148,7 @@ export class ConversationStream {
     const content = stmContent(message);
     const words = contentWords(content);
     // It repeats what long-term memory holds: rehearsal of that memory (seed 000), not a new entry.
-    const { candidates, near } = await this.episodes.reinforceRepeated(tx, scope, content, [message.id], message.importance, config);
+    const { candidates, near } = await this.episodes.reinforceRepeated(tx, scope, content, [message.id], message.importance, config, at);
     if (near) {
       result.reinforced.push({ message_id: message.id, memory_id: near.id, key: near.key });
       return { buffer, entryId: null };

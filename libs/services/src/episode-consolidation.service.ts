@@ -48,12 +48,13 @@ export class EpisodeConsolidation {
    * Near-duplicate integration (docs/design.md §4.3), for an arriving message and for an entry
    * leaving STM alike: the mind's memories most like `content` ({@link similar}), and the one that
    * states the same thing (libs/memory `repeatsMemory`), reinforced for `messageIds` when there is one.
+   * @param saidAt when `content` was (last) said: the memory reinforced is restated then (MemoryWriter `reinforce`)
    * @returns the candidates (an entry's association and `similar` links use them) and the memory reinforced, if any
    */
-  async reinforceRepeated(tx: TenantTx, scope: MemoryScope, content: string, messageIds: readonly string[], importance: ImportanceResult, config: LifecycleConfig) {
+  async reinforceRepeated(tx: TenantTx, scope: MemoryScope, content: string, messageIds: readonly string[], importance: ImportanceResult, config: LifecycleConfig, saidAt: Date) {
     const candidates = await this.similar(tx, scope, content, config);
     const near = candidates.find((m) => repeatsMemory(content, m.content, config));
-    if (near) await this.writer.reinforce(tx, near, [...messageIds], importance, this.clock.now(), config);
+    if (near) await this.writer.reinforce(tx, near, [...messageIds], importance, this.clock.now(), config, saidAt);
     return { candidates, near };
   }
 
@@ -66,7 +67,7 @@ export class EpisodeConsolidation {
     const now = this.clock.now();
     const outcome = { stm_entry_id: entry.id, trigger, score: entryScore(entry, config), messages: entry.message_ids.length };
     const importance = episodeImportance(entry, trigger, config);
-    const { candidates, near } = await this.reinforceRepeated(tx, scope, entry.content, entry.message_ids, importance, config);
+    const { candidates, near } = await this.reinforceRepeated(tx, scope, entry.content, entry.message_ids, importance, config, entry.last_rehearsed_at);
     if (near) return { ...outcome, memory_id: near.id, key: near.key, status: 'reinforced' };
     // A local embedder costs nothing here; a remote one is left to the backfill, outside this transaction.
     const vector = this.embedder.local ? ((await this.embedder.tryEmbed([entry.content])).vectors[0] ?? null) : null;

@@ -226,25 +226,31 @@ export class MemoryWriter {
    * A memory that a consolidation repeated is reinforced instead of copied (seed 000 "integrate
    * with existing LTM"): libs/memory `applyRepetition` (an access whose review counts, the
    * memory at least as important as the repetition), and the messages join its `source_refs`
-   * (the newest 100). Not a new version: what it states is unchanged.
+   * (the newest 100). Not a new version: what it states is unchanged, but it was said again:
+   * `restated_at` becomes `saidAt` when later, so that among statements of the same thing it
+   * ranks by this latest statement (libs/memory `statedAt`; "Paris", "Berlin", "Paris" again:
+   * Paris is current).
    *
    * @param repetition the repeating message's or entry's importance (0..1) and the path that scored it;
    *   when it raises the memory's importance, `importance_source` becomes that path
+   * @param saidAt when the repetition was said (a message's event time); default `now`
    */
-  async reinforce(tx: TenantTx, memory: Pick<MemoryRow, 'id' | 'mind_id'>, messageIds: readonly string[], repetition: ImportanceResult, now: Date, config: LifecycleConfig): Promise<void> {
+  async reinforce(tx: TenantTx, memory: Pick<MemoryRow, 'id' | 'mind_id'>, messageIds: readonly string[], repetition: ImportanceResult, now: Date, config: LifecycleConfig, saidAt: Date = now): Promise<void> {
     const importance = repetition.score;
     const row = await this.memories.findById(tx, memory.mind_id, memory.id, { forUpdate: true });
     if (!row) return;
     const refs = [...new Set([...row.source_refs, ...messageIds])].slice(-100);
+    const restated = row.restated_at !== null && row.restated_at.getTime() >= saidAt.getTime() ? {} : { restated_at: saidAt };
     const state = retentionStateOf(row);
     if (!state) {
       await this.accesses.recordAccess(tx, row.mind_id, [row.id], now, config, { returning: false });
-      await this.memories.update(tx, row.mind_id, row.id, { source_refs: refs });
+      await this.memories.update(tx, row.mind_id, row.id, { source_refs: refs, ...restated });
       return;
     }
     const next = applyRepetition(state, importance, now, config, row.synaptic_consolidated);
     await this.memories.update(tx, row.mind_id, row.id, {
       source_refs: refs,
+      ...restated,
       importance_score: next.importance_score,
       // The path that set the importance is the repetition's when it raised it.
       ...(next.importance_score > state.importance_score ? { importance_source: repetition.path } : {}),

@@ -98,6 +98,8 @@ export const MemoryViewSchema = z.object({
   confidence: z.number(),
   expires_at: nullableDate,
   occurred_at: isoDateTime,
+  /** When a repetition last said it again (a message repeating it, reinforcing it rather than copied); null: never. Search ranks statements of the same thing by the later of this and `occurred_at` (docs/retrieval.md, newest first). */
+  restated_at: nullableDate,
   created_at: isoDateTime,
   updated_at: isoDateTime,
   version: z.number().int(),

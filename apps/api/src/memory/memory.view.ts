@@ -10,6 +10,7 @@ export function memoryView(row: MemoryRow) {
     ...fields,
     expires_at: iso(row.expires_at),
     occurred_at: row.occurred_at.toISOString(),
+    restated_at: iso(row.restated_at),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     last_reviewed: iso(row.last_reviewed),

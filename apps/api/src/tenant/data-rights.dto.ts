@@ -55,6 +55,7 @@ export const MemoryLineSchema = z.object({
   confidence: unit.default(1),
   expires_at: when.nullable().default(null),
   occurred_at: when.optional(),
+  restated_at: when.nullable().default(null),
   created_at: when.optional(),
   updated_at: when.optional(),
   version: z.number({ message: 'must be an integer' }).int({ message: 'must be an integer' }).min(1, { message: 'must be ≥ 1' }).max(2_147_483_647).default(1),

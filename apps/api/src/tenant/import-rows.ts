@@ -55,6 +55,7 @@ export function restoredMemory(
     key: m.key,
     ...written,
     payload: JSON.stringify(written.payload),
+    restated_at: m.restated_at,
     created_at: m.created_at ?? now,
     updated_at: m.updated_at ?? now,
     version: m.version,

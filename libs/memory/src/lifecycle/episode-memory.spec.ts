@@ -29,6 +29,12 @@ describe('the episode an STM entry consolidates into (seed 000)', () => {
     expect((m.payload as { associations: { similar_events: string[] } }).associations.similar_events).toEqual(['a', 'b', 'c']);
   });
 
+  it('is restated when its entry was rehearsed: the repetition is its latest statement', () => {
+    expect(episodeMemory(entry(), ctx).restatedAt).toBeNull();
+    const later = new Date(T0.getTime() + 600_000);
+    expect(episodeMemory(entry({ rehearsal_count: 1, last_rehearsed_at: later }), ctx).restatedAt).toEqual(later);
+  });
+
   it("an assistant's self-description is a note, not the user's identity or taste", () => {
     expect(episodeMemory(entry({ content: 'assistant: I am an AI assistant and I love helping you', speaker: 'assistant' }), ctx).category).toBe('note');
     expect(episodeMemory(entry({ content: 'user: I am a nurse in Lyon', speaker: 'user' }), ctx).category).toBe('identity');

@@ -64,6 +64,8 @@ export function episodeMemory(
     tags: entry.speaker ? [entry.speaker.replace(/,/g, ' ').slice(0, 64)] : [],
     provenance: provenanceOf(ctx.writer, undefined),
     occurredAt: entry.entered_at,
+    // Said again while in STM: the repetition is the entry's latest statement (the newest fact wins).
+    restatedAt: entry.rehearsal_count > 0 && entry.last_rehearsed_at.getTime() > entry.entered_at.getTime() ? entry.last_rehearsed_at : null,
     now: ctx.now,
     memoryType: 'episodic',
     // The newest 100 (a memory's limit): a chunk rehearsed many times holds more; the log keeps them all.

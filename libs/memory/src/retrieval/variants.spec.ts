@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { contentWords } from '../lifecycle/similarity';
-import { isVariant, newestFirstAmongVariants } from './variants';
+import { isVariant, newestFirstAmongVariants, statedAt } from './variants';
 
 const hit = (id: string, content: string, day: number, key = id) => ({ id, category: 'note', key, content, occurred_at: new Date(Date.UTC(2026, 0, day)) });
 
@@ -35,6 +35,16 @@ describe('the newest fact wins (search order)', () => {
     const told = { ...hit('told', 'The user works at Acme', 1), created_at: day(30), updated_at: day(30) };
     const changed = { ...hit('changed', 'The user works at Globex', 9), created_at: day(29), updated_at: day(29) };
     expect(newestFirstAmongVariants([told, changed]).map((h) => h.id)).toEqual(['changed', 'told']);
+  });
+
+  it('a statement said again counts from the repetition: "Paris", "Berlin", then "Paris" again is current', () => {
+    const paris = hit('paris', 'The user lives in Paris with Sam', 1);
+    const berlin = hit('berlin', 'The user lives in Berlin with Sam', 5);
+    expect(newestFirstAmongVariants([paris, berlin]).map((h) => h.id)).toEqual(['berlin', 'paris']);
+    expect(newestFirstAmongVariants([berlin, { ...paris, restated_at: new Date(Date.UTC(2026, 0, 9)) }]).map((h) => h.id)).toEqual(['paris', 'berlin']);
+    // Said again before the change: the change is still the newer statement.
+    expect(newestFirstAmongVariants([berlin, { ...paris, restated_at: new Date(Date.UTC(2026, 0, 3)) }]).map((h) => h.id)).toEqual(['berlin', 'paris']);
+    expect(statedAt({ ...paris, restated_at: null })).toBe(paris.occurred_at.getTime());
   });
 
   it('is a permutation, and leaves a list without variants as it was', () => {

@@ -12,11 +12,13 @@ export function isVariant(a: Set<string>, b: Set<string>): boolean {
   return shared >= 2 && shared < union && shared / union >= 0.4;
 }
 
-/** A statement's event time and, when known, when the memory was first and last written. */
+/** A statement's event time and, when known, when the memory was first and last written and last said again. */
 export interface Stated {
   occurred_at: Date;
   created_at?: Date;
   updated_at?: Date;
+  /** When a repetition last said it again (a message repeating it); null or absent: never. */
+  restated_at?: Date | null;
 }
 
 /**
@@ -25,12 +27,15 @@ export interface Stated {
  * written (`created_at`). Ranked by its date, such a statement stayed the newest for good, above
  * the change that moved it (a newcomer's). Not the last write itself: a tag or priority edit
  * makes no new statement (the next newcomer's). A content change that keeps a future date counts
- * from the memory's creation too (the row does not say when its content last changed).
+ * from the memory's creation too (the row does not say when its content last changed). Said
+ * again later (`restated_at`: "I live in Paris" repeated after "I moved to Berlin"), it counts
+ * from the repetition: the memory was reinforced rather than copied, and the repetition is its
+ * newest statement (a newcomer's find).
  */
 export function statedAt(hit: Stated): number {
   const occurred = hit.occurred_at.getTime();
-  if (hit.updated_at === undefined || occurred <= hit.updated_at.getTime()) return occurred;
-  return (hit.created_at ?? hit.updated_at).getTime();
+  const first = hit.updated_at === undefined || occurred <= hit.updated_at.getTime() ? occurred : (hit.created_at ?? hit.updated_at).getTime();
+  return Math.max(first, hit.restated_at?.getTime() ?? -Infinity);
 }
 
 /**

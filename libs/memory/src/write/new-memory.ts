@@ -26,6 +26,8 @@ export interface NewMemoryInput {
   expiresAt?: Date | string | null;
   /** When the remembered event happened (event time): it orders and dates the memory, nothing more. */
   occurredAt: Date;
+  /** When it was last said again before it was stored (an STM entry rehearsed before it consolidated); absent: never. */
+  restatedAt?: Date | null;
   /**
    * When it is stored: its life (retention's anchor, the review schedule) starts then, whatever
    * the event's date. What is learned today about an old event is a new memory: a newcomer's save
@@ -58,6 +60,7 @@ export interface NewMemoryFields extends EncodedLifecycle, WrittenFields {
   mind_id: string;
   category: MemoryCategory;
   key: string;
+  restated_at: Date | null;
   created_at: Date;
   updated_at: Date;
   importance_source: ImportancePath;
@@ -88,6 +91,7 @@ export function newMemory(input: NewMemoryInput, config: LifecycleConfig): NewMe
     ...input.provenance,
     expires_at: input.expiresAt === undefined || input.expiresAt === null ? null : new Date(input.expiresAt),
     occurred_at: input.occurredAt,
+    restated_at: input.restatedAt ?? null,
     created_at: input.now,
     updated_at: input.now,
     memory_type: input.memoryType ?? DEFAULT_MEMORY_TYPE[input.category],
