@@ -182,6 +182,13 @@ describe('memory API (seed 002)', () => {
       expect(again.body.version).toBe(2);
       const history = await t.http().get(`/v1/memory/${created.body.id}/history`).set(asUser(f)).expect(200);
       expect(history.body.items[0]).toMatchObject({ change: 'verify', actor_type: 'user', actor_id: f.userId });
+
+      // A person storing what the agent stored is the same verification, and the history says so.
+      const told = await storeMemory(t, asAgent(f), { category: 'fact', key: 'restated_by_person', content: 'The office has three floors' }).expect(201);
+      const confirmed = await storeMemory(t, asUser(f), { category: 'fact', key: 'restated_by_person', content: 'The office has three floors' }).expect(200);
+      expect(confirmed.body).toMatchObject({ verified: true, source: 'agent', version: 2 });
+      const versions = (await t.http().get(`/v1/memory/${told.body.id}/history`).set(asUser(f)).expect(200)).body.items;
+      expect(versions.map((v: { change: string }) => v.change)).toEqual(['verify', 'create']);
     });
 
     it('DELETE removes the memory and its history', async () => {

@@ -16,6 +16,7 @@ import {
 } from '@engram/db';
 import {
   applyRepetition,
+  changeKind,
   memoryChange,
   newMemory,
   provenanceOf,
@@ -176,7 +177,9 @@ export class MemoryWriter {
     ctx: { importance?: ImportanceResult; embedding?: Embedding; now: Date; config: LifecycleConfig; upsert: boolean },
   ): Promise<WriteResult> {
     const patch = memoryChange(current, edit, { writer: scope.writer, now: ctx.now, config: ctx.config, upsert: ctx.upsert, importance: ctx.importance });
-    const written: WriteResult = patch ? { memory: await this.change(tx, current, patch, scope.actor, { embedding: ctx.embedding, now: ctx.now }), status: 'updated' } : { memory: current, status: 'unchanged' };
+    const written: WriteResult = patch
+      ? { memory: await this.change(tx, current, patch, scope.actor, { embedding: ctx.embedding, now: ctx.now, kind: changeKind(current, patch) }), status: 'updated' }
+      : { memory: current, status: 'unchanged' };
     if (current.forgotten_at === null) return written;
     // Saving or editing a soft-forgotten memory is its repetition (seed 000 rehearsal;
     // docs/lifecycle.md "Reinforcement"): it is revived as a repeated conversation fact is, rather

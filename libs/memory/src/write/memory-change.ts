@@ -105,6 +105,18 @@ export function sameWritten(current: WrittenFields, next: WrittenFields): boolea
   );
 }
 
+/**
+ * What a change is in the memory's history (`GET /memory/:id/history`, `change`): `verify` when it
+ * only confirms what the memory states: a person's write of the same content and fields, which
+ * verifies it and keeps who stated it, as `POST /memory/:id/verify` does (seed 002 "검증"), with no
+ * importance of its own; `update` otherwise.
+ */
+export function changeKind(current: StoredMemory, patch: MemoryPatch): 'verify' | 'update' {
+  if (patch.verified !== true || current.verified || patch.importance_score !== undefined) return 'update';
+  const next = { ...current, ...patch, source: current.source, verified: current.verified, confidence: current.confidence };
+  return sameWritten(current, next) ? 'verify' : 'update';
+}
+
 /** Who writes, when, under which rules; `upsert` when the write names the memory by (category, key). */
 export interface EditContext {
   writer: WriterKind;

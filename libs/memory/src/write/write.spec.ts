@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { DEFAULT_LIFECYCLE, resolveLifecycle, type LifecycleConfig } from '../lifecycle/lifecycle-config';
-import { canonicalJson, memoryChange, replacementChange, sameWritten, type StoredMemory } from './memory-change';
+import { canonicalJson, changeKind, memoryChange, replacementChange, sameWritten, type StoredMemory } from './memory-change';
 import { newMemory, type NewMemoryInput } from './new-memory';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -83,6 +83,18 @@ describe('memoryChange (what an edit changes)', () => {
     const current = stored({ payload: { a: 1, b: { c: 2, d: 3 } } });
     expect(memoryChange(current, { content: current.content, payload: { b: { d: 3, c: 2 }, a: 1 } }, ctx())).toBeUndefined();
     expect(memoryChange(current, {}, ctx())).toBeUndefined();
+  });
+
+  it("a person's write of the same content is a verification in the history; anything more is an update", () => {
+    const current = stored();
+    const person = ctx({ writer: 'user' });
+    const same = memoryChange(current, { content: current.content }, person);
+    expect(same).toMatchObject({ verified: true, source: 'agent' });
+    expect(changeKind(current, same!)).toBe('verify');
+    expect(changeKind(current, memoryChange(current, { content: current.content, tags: ['office'] }, person)!)).toBe('update');
+    expect(changeKind(current, memoryChange(current, { content: 'The office is in Porto' }, person)!)).toBe('update');
+    expect(changeKind(current, memoryChange(current, { content: current.content }, { ...person, importance: { score: 0.9, path: 'caller' } })!)).toBe('update');
+    expect(changeKind(current, memoryChange(current, { tags: ['office'] }, ctx())!)).toBe('update');
   });
 
   it('the same content with other trailing whitespace changes nothing; other leading whitespace does', () => {
