@@ -60,7 +60,8 @@ export interface NewMemoryFields extends EncodedLifecycle, WrittenFields {
   mind_id: string;
   category: MemoryCategory;
   key: string;
-  restated_at: Date | null;
+  /** Only when it was said again before it was stored; absent, the column's default (null). */
+  restated_at?: Date;
   created_at: Date;
   updated_at: Date;
   importance_source: ImportancePath;
@@ -91,7 +92,7 @@ export function newMemory(input: NewMemoryInput, config: LifecycleConfig): NewMe
     ...input.provenance,
     expires_at: input.expiresAt === undefined || input.expiresAt === null ? null : new Date(input.expiresAt),
     occurred_at: input.occurredAt,
-    restated_at: input.restatedAt ?? null,
+    ...(input.restatedAt ? { restated_at: input.restatedAt } : {}),
     created_at: input.now,
     updated_at: input.now,
     memory_type: input.memoryType ?? DEFAULT_MEMORY_TYPE[input.category],
