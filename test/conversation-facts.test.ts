@@ -69,8 +69,8 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
     const recall = (await t.http().get('/v1/memory/recall').set(asAgent(f)).expect(200)).text;
     expect(recall).toContain('Memories: 4 total');
     const dateOf = (content: string) => new RegExp(`Date: (\\S+ \\S+) UTC\\n  user: ${content}`).exec(recall)?.[1];
-    expect(dateOf('I work at Acme as a software engineer')).toBe('2026-03-06 15:00');
-    expect(dateOf('I just moved to Globex, I work there now')).toBe('2026-03-06 15:01');
+    expect(dateOf('I work at Acme as a software engineer')).toBe('2026-03-06 15:00:00');
+    expect(dateOf('I just moved to Globex, I work there now')).toBe('2026-03-06 15:01:00');
   });
 
   // They scored 0.03-0.27, and the unspaced ones fell below attention (a newcomer's report).

@@ -136,7 +136,7 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(memory.body.restated_at).toBe(clock.now().toISOString());
     expect(Date.parse(memory.body.occurred_at)).toBeLessThan(clock.now().getTime());
     const recall = await t.http().get('/v1/memory/recall').query({ q: 'where do I live with Sam?' }).set(asAgent(f)).expect(200);
-    expect(recall.text).toContain(`, said again ${clock.now().toISOString().slice(0, 16).replace('T', ' ')} UTC\n  user: I live in Paris with my partner Sam`);
+    expect(recall.text).toContain(`, said again ${clock.now().toISOString().slice(0, 19).replace('T', ' ')} UTC\n  user: I live in Paris with my partner Sam`);
 
     // The same within one conversation: the repetition rehearses the entry in STM, and the
     // episode it consolidates into is restated then.

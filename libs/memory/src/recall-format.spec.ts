@@ -69,7 +69,7 @@ Memories: 12 total (10 verified, 2 unverified)
     expect(text.split('\n').slice(3)).toEqual([
       '[001] note (NORMAL) [verified]',
       '  episode_1',
-      '  Date: 2026-03-06 15:04 UTC',
+      '  Date: 2026-03-06 15:04:59 UTC',
       '  user: I just moved to Globex',
       '',
       '[002] note (NORMAL) [verified]',
@@ -78,7 +78,7 @@ Memories: 12 total (10 verified, 2 unverified)
       '',
       '[003] note (NORMAL) [verified]',
       '  hired',
-      '  Date: 2026-03-06 15:04 UTC',
+      '  Date: 2026-03-06 15:04:59 UTC',
       '  Started at Globex',
       '',
     ]);
@@ -91,15 +91,16 @@ Memories: 12 total (10 verified, 2 unverified)
       entry({ occurred_at: stored, created_at: stored, key: 'employer', content: 'The user works at Acme' }),
       entry({ occurred_at: today, created_at: today, key: 'new_job', content: 'The user started at Globex' }),
     ]);
-    expect(recalled.split('\n').slice(3)).toEqual(['[001] note (NORMAL) [verified]', '  employer', '  Date: 2026-03-01 09:00 UTC', '  The user works at Acme', '', '[002] note (NORMAL) [verified]', '  new_job', '  The user started at Globex', '']);
+    expect(recalled.split('\n').slice(3)).toEqual(['[001] note (NORMAL) [verified]', '  employer', '  Date: 2026-03-01 09:00:00 UTC', '  The user works at Acme', '', '[002] note (NORMAL) [verified]', '  new_job', '  The user started at Globex', '']);
   });
 
-  it('dates a memory said again with both times, and a repetition within the minute not at all', () => {
+  it('dates a memory said again with both times, and a repetition within the second not at all', () => {
     const said = new Date('2026-03-01T09:00:00Z');
     const lines = (restated_at: Date | null) => formatRecall({ mindName: 'm', total: 1, verified: 1, unverified: 0 }, [entry({ occurred_at: said, created_at: said, restated_at, key: 'home', content: 'The user lives in Paris' })]).split('\n').slice(3);
-    expect(lines(new Date('2026-05-02T10:30:00Z'))).toEqual(['[001] note (NORMAL) [verified]', '  home', '  Date: 2026-03-01 09:00 UTC, said again 2026-05-02 10:30 UTC', '  The user lives in Paris', '']);
-    expect(lines(new Date('2026-03-01T09:00:30Z'))).toEqual(['[001] note (NORMAL) [verified]', '  home', '  The user lives in Paris', '']);
-    expect(lines(null)).toEqual(lines(new Date('2026-03-01T09:00:30Z')));
+    expect(lines(new Date('2026-05-02T10:30:00Z'))).toEqual(['[001] note (NORMAL) [verified]', '  home', '  Date: 2026-03-01 09:00:00 UTC, said again 2026-05-02 10:30:00 UTC', '  The user lives in Paris', '']);
+    expect(lines(new Date('2026-03-01T09:00:35Z'))[2]).toBe('  Date: 2026-03-01 09:00:00 UTC, said again 2026-03-01 09:00:35 UTC');
+    expect(lines(new Date('2026-03-01T09:00:00.400Z'))).toEqual(['[001] note (NORMAL) [verified]', '  home', '  The user lives in Paris', '']);
+    expect(lines(null)).toEqual(lines(new Date('2026-03-01T09:00:00.400Z')));
   });
 
   it('numbers past 999 keep counting', () => {

@@ -36,25 +36,26 @@ export function isDated(entry: Pick<RecallEntry, 'key' | 'occurred_at' | 'create
   return entry.key.startsWith('episode_') || (entry.created_at !== undefined && Math.abs(entry.occurred_at.getTime() - entry.created_at.getTime()) >= 1000);
 }
 
-const minutes = (at: Date) => `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const seconds = (at: Date) => `${at.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 
 /**
- * When a repetition said the memory again, a minute or more after its event time (what the date
- * line shows to the minute); null otherwise.
+ * When a repetition said the memory again, a second or more after its event time (what the date
+ * line shows to the second); null otherwise.
  */
 export function saidAgain(entry: Pick<RecallEntry, 'occurred_at' | 'restated_at'>): Date | null {
   const again = entry.restated_at;
-  if (!again || !entry.occurred_at || again.getTime() - entry.occurred_at.getTime() < 60_000) return null;
+  if (!again || !entry.occurred_at || again.getTime() - entry.occurred_at.getTime() < 1000) return null;
   return again;
 }
 
 /**
- * A remembered event's date line: `Date: 2026-03-06 15:00 UTC` (minutes, UTC); with
- * `, said again 2026-05-02 09:30 UTC` when a repetition said it again later (ours: "Paris",
- * "Berlin", then "Paris" again reads as current, not as the older of the two).
+ * A remembered event's date line: `Date: 2026-03-06 15:00:12 UTC` (seconds, UTC: statements a
+ * few seconds apart in a chat read in their order); with `, said again 2026-05-02 09:30:05 UTC`
+ * when a repetition said it again later (ours: "Paris", "Berlin", then "Paris" again reads as
+ * current, not as the older of the two).
  */
 export function recallDate(at: Date, again?: Date | null): string {
-  return `Date: ${minutes(at)}${again ? `, said again ${minutes(again)}` : ''}`;
+  return `Date: ${seconds(at)}${again ? `, said again ${seconds(again)}` : ''}`;
 }
 
 /** The header figures of a recall: memories of the mind that recall can show (not expired). */
@@ -97,7 +98,7 @@ export function compareRecall(a: RecallEntry, b: RecallEntry): number {
  * ```
  *
  * Entries are numbered from 001 in the order given (sort them with {@link compareRecall});
- * a remembered event ({@link isDated}) has `  Date: YYYY-MM-DD HH:MM UTC` after its key;
+ * a remembered event ({@link isDated}) has `  Date: YYYY-MM-DD HH:MM:SS UTC` after its key;
  * multi-line content keeps its lines, each indented; the `Tags:` line is left out when a
  * memory has none. Ends with a newline.
  */

@@ -28,7 +28,7 @@ export interface Stated {
  * the change that moved it (a newcomer's). Not the last write itself: a tag or priority edit
  * makes no new statement (the next newcomer's). A content change that keeps a future date counts
  * from the memory's creation too (the row does not say when its content last changed). Said
- * again later (`restated_at`: "I live in Paris" repeated after "I moved to Berlin"), it counts
+ * again later (`restated_at`: "I live in Paris" repeated after "I live in Berlin"), it counts
  * from the repetition: the memory was reinforced rather than copied, and the repetition is its
  * newest statement (a newcomer's find).
  */
