@@ -198,4 +198,13 @@ export const PLAIN_FACTS: readonly string[] = [
   'Hotel confirmation number 88314027',
   "Dr. Patel's office: 555-123-4567",
   'The rent is $2,150 a month, due on the 1st',
+  // A newcomer's (2026-12-04, helper 26), discarded at 0.55-0.70: dose changes and moves.
+  'My doctor raised my lisinopril to 40mg every morning.',
+  'My doctor raised my dose to 40mg.',
+  'I now take 40mg of lisinopril.',
+  'I stopped taking ibuprofen.',
+  'I am back in Paris now.',
+  'I still live in Paris.',
+  'We relocated to Madrid in June.',
+  'Did I tell you I moved to Berlin?',
 ];
