@@ -25,6 +25,16 @@ describe('memory lifecycle through the API (seed 001)', () => {
 
     const bad = await t.http().put('/v1/tenant/settings/lifecycle').set(owner()).send({ retention: { access_cap: 0 }, layers: { short_term_threshold: 0.9 }, colour: 'red' }).expect(400);
     expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['colour', 'layers.short_term_threshold', 'retention.access_cap']);
+    // The service's wording, not zod's ("Too big: expected number to be <=1000": a newcomer's).
+    expect(bad.body.errors).toContainEqual({ field: 'retention.access_cap', message: 'must be at least 1' });
+    const worded = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { ef_search: 5000, candidates: 'many' }, retention: { preset: 'fast' } }).expect(400);
+    expect(worded.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'retrieval.ef_search', message: 'must be at most 1000' },
+        { field: 'retrieval.candidates', message: 'must be a number' },
+        { field: 'retention.preset', message: 'must be one of seed, calibrated' },
+      ]),
+    );
     // A setting of an earlier version is named, with what replaced it.
     const probes = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { probes: 10 } }).expect(400);
     expect(probes.body.errors).toEqual([{ field: 'retrieval.probes', message: expect.stringContaining('retrieval.ef_search') }]);

@@ -6,6 +6,7 @@
  */
 
 import type { z } from 'zod';
+import type { $ZodRawIssue } from 'zod/v4/core';
 import { lifecycleConfigSchema, type LifecycleConfig } from './lifecycle-config.schema';
 import { DEFAULT_LIFECYCLE, STRENGTH_PRESETS } from './lifecycle-defaults';
 
@@ -26,6 +27,33 @@ function deepMerge(base: unknown, patch: unknown): unknown {
   return out;
 }
 
+const article = (noun: string) => (/^[aeiou]/.test(noun) ? 'an' : 'a');
+const count = (n: unknown, origin: string) => `${String(n)} ${origin === 'string' ? 'character' : 'item'}${Number(n) === 1 ? '' : 's'}`;
+
+/**
+ * The service's wording of a setting's problem where the schema gives none ("must be at most 9",
+ * "must be a number", "must be one of seed, calibrated"), in place of zod's own ("Too big:
+ * expected number to be <=9": a newcomer's find); undefined keeps zod's. A per-parse error map
+ * (zod's `error` parameter), so a schema's own messages still win.
+ */
+export function settingMessage(issue: $ZodRawIssue): string | undefined {
+  const inclusive = (issue as { inclusive?: boolean }).inclusive !== false;
+  switch (issue.code) {
+    case 'too_big':
+      return issue.origin === 'number' ? `must be ${inclusive ? 'at most' : 'less than'} ${String(issue.maximum)}` : `must have at most ${count(issue.maximum, issue.origin)}`;
+    case 'too_small':
+      return issue.origin === 'number' ? `must be ${inclusive ? 'at least' : 'greater than'} ${String(issue.minimum)}` : `must have at least ${count(issue.minimum, issue.origin)}`;
+    case 'invalid_type': {
+      const expected = issue.expected === 'int' ? 'integer' : String(issue.expected);
+      return `must be ${article(expected)} ${expected}`;
+    }
+    case 'invalid_value':
+      return `must be one of ${issue.values.map(String).join(', ')}`;
+    default:
+      return undefined;
+  }
+}
+
 /**
  * The effective config for a tenant's overrides. Choosing a `retention.preset` brings that
  * preset's base strength and coefficients, unless the overrides also set those.
@@ -44,5 +72,5 @@ export function resolveLifecycle(overrides: unknown): z.ZodSafeParseResult<Lifec
       },
     });
   }
-  return lifecycleConfigSchema.safeParse(merged);
+  return lifecycleConfigSchema.safeParse(merged, { error: settingMessage });
 }
