@@ -138,6 +138,11 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     const recall = await t.http().get('/v1/memory/recall').query({ q: 'where do I live with Sam?' }).set(asAgent(f)).expect(200);
     expect(recall.text).toContain(`, said again ${clock.now().toISOString().slice(0, 19).replace('T', ' ')} UTC\n  user: I live in Paris with my partner Sam`);
 
+    // An old history posted late repeats Berlin before it was first said: nothing newer.
+    const late = await post('c4t', [{ role: 'user', content: 'I live in Berlin with my partner Sam', occurred_at: '2025-01-01T00:00:00Z', importance: 0.9 }]).expect(201);
+    expect(late.body.reinforced).toEqual([expect.objectContaining({ memory_id: berlin })]);
+    expect((await t.http().get(`/v1/memory/${berlin}`).set(asAgent(f)).expect(200)).body.restated_at).toBeNull();
+
     // The same within one conversation: the repetition rehearses the entry in STM, and the
     // episode it consolidates into is restated then.
     await say('c4s', 'I drive a Volvo to work every day');

@@ -18,6 +18,7 @@ import {
   applyRepetition,
   changeKind,
   memoryChange,
+  statedAt,
   newMemory,
   provenanceOf,
   type ImportanceResult,
@@ -243,7 +244,9 @@ export class MemoryWriter {
     const row = await this.memories.findById(tx, memory.mind_id, memory.id, { forUpdate: true });
     if (!row) return;
     const refs = [...new Set([...row.source_refs, ...messageIds])].slice(-100);
-    const restated = row.restated_at !== null && row.restated_at.getTime() >= saidAt.getTime() ? {} : { restated_at: saidAt };
+    // Only a later statement restates it: a repetition dated before what the memory holds (an old
+    // history posted late) says nothing newer.
+    const restated = saidAt.getTime() > statedAt(row) ? { restated_at: saidAt } : {};
     const state = retentionStateOf(row);
     if (!state) {
       await this.accesses.recordAccess(tx, row.mind_id, [row.id], now, config, { returning: false });

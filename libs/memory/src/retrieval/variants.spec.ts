@@ -47,6 +47,15 @@ describe('the newest fact wins (search order)', () => {
     expect(statedAt({ ...paris, restated_at: null })).toBe(paris.occurred_at.getTime());
   });
 
+  it('statements of one instant (a whole session posted at once) are ordered by their place in the conversation', () => {
+    const at = (id: string, content: string, position: number) => ({ ...hit(id, content, 4), temporal_context: 'conversation c1', temporal_position: position });
+    const five = at('five', 'Blood pressure medication is amlodipine 5mg', 0);
+    const ten = at('ten', 'Blood pressure medication is amlodipine 10mg', 4);
+    expect(newestFirstAmongVariants([five, ten]).map((h) => h.id)).toEqual(['ten', 'five']);
+    // Other conversations' places say nothing of the order: the ranking's stands.
+    expect(newestFirstAmongVariants([five, { ...ten, temporal_context: 'conversation c2' }]).map((h) => h.id)).toEqual(['five', 'ten']);
+  });
+
   it('is a permutation, and leaves a list without variants as it was', () => {
     const words = ['acme', 'globex', 'user', 'works', 'lives', 'boston', 'denver', 'paints', 'sunset', 'dog'];
     const arb = fc.array(fc.record({ w: fc.subarray(words, { minLength: 1, maxLength: 5 }), day: fc.integer({ min: 1, max: 28 }) }), { maxLength: 12 });
