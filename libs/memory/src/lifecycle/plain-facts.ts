@@ -207,4 +207,8 @@ export const PLAIN_FACTS: readonly string[] = [
   'I still live in Paris.',
   'We relocated to Madrid in June.',
   'Did I tell you I moved to Berlin?',
+  // The next newcomer's (helper 27), discarded at 0.55: a hobby, a new habit, a low mood that lasts.
+  'I play the cello.',
+  'I also started running three times a week.',
+  "I've been feeling really depressed lately.",
 ];

@@ -74,6 +74,10 @@ const INSTRUCTIONS = [
   'これからは英語で答えてください',
   '앞으로는 영어로 대답해 주세요',
   '앞으로 답변은 짧게 해 주세요',
+  // A newcomer's (helper 27), discarded at 0.09-0.53: a topic to leave alone.
+  "Please don't ever mention my ex-wife.",
+  'Stop suggesting recipes with pork.',
+  'Never bring up my divorce',
 ];
 // Friends' advice in LoCoMo's manner.
 const NOT_INSTRUCTIONS = [
@@ -87,6 +91,8 @@ const NOT_INSTRUCTIONS = [
   '以后再说吧',
   'Ich antworte dir später',
   '앞으로 열심히 할게요',
+  "Don't mention it!",
+  'Stop talking about that, haha',
 ];
 
 describe('a standing instruction to the assistant', () => {

@@ -48,6 +48,9 @@ const INSTRUCTION = new RegExp(
     String.raw`(?:(?:from now on|going forward|in (?:the )?future|henceforth)\b` +
     String.raw`|(?:always|never|(?:don't|do not) ever|stop|quit|avoid|only)\s+(?:\S+\s+){0,6}?${OUTPUT}\b` +
     String.raw`|(?:don't|do not)\s+(?:use|add|include|put|send|write|reply|respond|answer|call|mention|give|show)\s+(?:\S+\s+){0,5}?${OUTPUT}\b` +
+    // A topic to leave alone: "Please don't ever mention my ex-wife", "Stop suggesting recipes with
+    // pork" (a newcomer's, 0.09-0.53); not "Don't mention it".
+    String.raw`|(?:(?:don't|do not)\s+(?:ever\s+)?|never\s+|stop\s+)(?:mention(?:ing)?|bring(?:ing)?\s+up|suggest(?:ing)?|recommend(?:ing)?|talk(?:ing)?\s+about|ask(?:ing)?\s+(?:me\s+)?about)\s+(?!it\b|that\b|this\b)\S+` +
     String.raw`|(?:reply|respond|answer|write|talk to me|speak to me)\s+(?:to me\s+)?(?:in|with|using|only)\b` +
     String.raw`|keep\s+(?:your|the|all)\s+(?:answers|replies|responses|messages|summaries|code)\b` +
     String.raw`|use\s+\S+\s+(?:instead of|rather than|over)\b)`,
