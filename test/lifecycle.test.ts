@@ -48,6 +48,10 @@ describe('memory lifecycle through the API (seed 001)', () => {
     expect(kept.body.overrides).toEqual({ retrieval: { ef_search: 200 } });
     const removed = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { ef_search: null } }).expect(200);
     expect(removed.body.overrides).toEqual({});
+    // A merge patch may say it is one (RFC 7396's media type; a newcomer's 415).
+    const merged = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).set('Content-Type', 'application/merge-patch+json').send(JSON.stringify({ retrieval: { ef_search: 150 } })).expect(200);
+    expect(merged.body.overrides).toEqual({ retrieval: { ef_search: 150 } });
+    await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { ef_search: null } }).expect(200);
     const order = await t.http().put('/v1/tenant/settings/lifecycle').set(owner()).send({ layers: { short_term_threshold: 0.9 } }).expect(400);
     expect(order.body.errors[0].field).toBe('layers.short_term_threshold');
     // Both branch weights at 0 would make every search answer nothing (a newcomer's).

@@ -19,10 +19,14 @@ function unsupportedMedia(field: string, rule: string): AppError {
   return new AppError('unsupported_media_type', `${field}: ${rule}`, [{ field, message: rule }]);
 }
 
+/** The media types of a JSON body: JSON, and a JSON merge patch (RFC 7396) as JSON. */
+const JSON_TYPES = ['application/json', 'application/merge-patch+json'];
+
 /**
  * Request bodies are JSON, parsed here (not by Express) so that every failure answers like any
  * other bad input, never 500:
- * - Content-Type other than application/json, or a charset other than utf-8 → 415;
+ * - Content-Type other than application/json (or RFC 7396's application/merge-patch+json, which
+ *   the settings' PATCH takes: a newcomer's 415), or a charset other than utf-8 → 415;
  * - Content-Encoding other than gzip, deflate, br or identity → 415; a body that does not
  *   decompress → 400 naming `Content-Encoding`;
  * - bytes that are not UTF-8, text that is not JSON, or JSON that is not an object → 400 naming `body`;
@@ -47,7 +51,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
         throw Object.assign(new Error('not utf-8'), { type: 'engram.invalid.utf8' });
       }
     };
-    this.parse = json({ limit: config.BODY_LIMIT, strict: false, verify });
+    this.parse = json({ limit: config.BODY_LIMIT, strict: false, verify, type: JSON_TYPES });
     this.parseNdjson = text({ limit: config.IMPORT_BODY_LIMIT, type: 'application/x-ndjson', defaultCharset: 'utf-8', verify });
   }
 
@@ -60,7 +64,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
         next();
         return;
       }
-      if (!type || !req.is('application/json')) throw unsupportedMedia('Content-Type', 'must be application/json for a request body');
+      if (!type || !req.is(JSON_TYPES)) throw unsupportedMedia('Content-Type', 'must be application/json for a request body');
       await this.read(this.parse, req, res, type);
       if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
         throw AppError.badField('body', 'must be a JSON object');
