@@ -64,7 +64,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
         next();
         return;
       }
-      if (!type || !req.is(JSON_TYPES)) throw unsupportedMedia('Content-Type', 'must be application/json for a request body');
+      if (!type || !req.is(JSON_TYPES)) throw unsupportedMedia('Content-Type', 'must be application/json (or application/merge-patch+json) for a request body');
       await this.read(this.parse, req, res, type);
       if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
         throw AppError.badField('body', 'must be a JSON object');
