@@ -138,6 +138,12 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     const recall = await t.http().get('/v1/memory/recall').query({ q: 'where do I live with Sam?' }).set(asAgent(f)).expect(200);
     expect(recall.text).toContain(`, said again ${clock.now().toISOString().slice(0, 19).replace('T', ' ')} UTC\n  user: I live in Paris with my partner Sam`);
 
+    // A value changed within one post (its messages received at one instant): the later one first.
+    await post('c4u', ['My blood pressure medication is amlodipine 5mg.', 'The weather was lovely at the lake today.', 'We had pizza with the neighbours.', 'My blood pressure medication is amlodipine 10mg.'].map((content) => ({ role: 'user', content, importance: 0.9 }))).expect(201);
+    await t.http().post('/v1/conversations/c4u/end').set(asAgent(f)).expect(200);
+    const doses = (await t.http().get('/v1/memory/search').query({ q: 'amlodipine dose' }).set(asAgent(f)).expect(200)).body.items.map((m: { content: string }) => m.content);
+    expect(doses.filter((c: string) => c.includes('amlodipine'))).toEqual(['user: My blood pressure medication is amlodipine 10mg.', 'user: My blood pressure medication is amlodipine 5mg.']);
+
     // An old history posted late repeats Berlin before it was first said: nothing newer.
     const late = await post('c4t', [{ role: 'user', content: 'I live in Berlin with my partner Sam', occurred_at: '2025-01-01T00:00:00Z', importance: 0.9 }]).expect(201);
     expect(late.body.reinforced).toEqual([expect.objectContaining({ memory_id: berlin })]);
@@ -169,8 +175,10 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(again.body).toMatchObject({ attended: 1, rehearsed: 0 });
     const ended = await t.http().post('/v1/conversations/c4f/end').set(asAgent(f)).expect(200);
     expect(ended.body.consolidated.map((c: { status: string }) => c.status)).toEqual(['created', 'created']);
+    // Each is found on its own; among statements of the same thing the one said last comes first
+    // (the newest fact wins: "postponed" was said after "cancelled", in the same conversation).
     const found = await t.http().get('/v1/memory/search').query({ q: 'flight cancelled' }).set(asAgent(f)).expect(200);
-    expect(found.body.items[0].content).toContain('cancelled');
+    expect(found.body.items.slice(0, 3).map((m: { content: string }) => m.content)).toEqual([`user: ${flight}, postponed`, `user: ${flight}, cancelled`, `user: ${flight}`]);
   });
 
   it('a fact said again after its memory expired is a new memory, not a reinforcement of the expired one', async () => {

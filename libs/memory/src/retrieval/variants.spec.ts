@@ -47,13 +47,14 @@ describe('the newest fact wins (search order)', () => {
     expect(statedAt({ ...paris, restated_at: null })).toBe(paris.occurred_at.getTime());
   });
 
-  it('statements of one instant (a whole session posted at once) are ordered by their place in the conversation', () => {
-    const at = (id: string, content: string, position: number) => ({ ...hit(id, content, 4), temporal_context: 'conversation c1', temporal_position: position });
-    const five = at('five', 'Blood pressure medication is amlodipine 5mg', 0);
-    const ten = at('ten', 'Blood pressure medication is amlodipine 10mg', 4);
-    expect(newestFirstAmongVariants([five, ten]).map((h) => h.id)).toEqual(['ten', 'five']);
-    // Other conversations' places say nothing of the order: the ranking's stands.
-    expect(newestFirstAmongVariants([five, { ...ten, temporal_context: 'conversation c2' }]).map((h) => h.id)).toEqual(['five', 'ten']);
+  it('statements of one instant (a whole session posted at once) are ordered as they were stored, the later first', () => {
+    const five = hit('0190a000-0000-7000-8000-000000000005', 'Blood pressure medication is amlodipine 5mg', 4);
+    const ten = hit('0190a000-0000-7000-8000-000000000010', 'Blood pressure medication is amlodipine 10mg', 4);
+    expect(newestFirstAmongVariants([five, ten]).map((h) => h.content)).toEqual([ten.content, five.content]);
+    // A total order: any ranking of three such statements gives the same places.
+    const three = [five, ten, hit('0190a000-0000-7000-8000-000000000001', 'Blood pressure medication is amlodipine 2mg', 4)];
+    const orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]].map((o) => newestFirstAmongVariants(o.map((i) => three[i]!)).map((h) => h.id));
+    for (const order of orders) expect(order).toEqual([ten.id, five.id, three[2]!.id]);
   });
 
   it('is a permutation, and leaves a list without variants as it was', () => {

@@ -19,18 +19,19 @@ export interface Stated {
   updated_at?: Date;
   /** When a repetition last said it again (a message repeating it); null or absent: never. */
   restated_at?: Date | null;
-  /** Its place in its conversation (episodes): what was said later in the same post comes later. */
-  temporal_context?: string | null;
-  temporal_position?: number | null;
+  /** The memory's id (UUIDv7: id order is creation order). */
+  id?: string;
 }
 
 /**
  * Of two statements stated at the same instant (one post of a whole session: its messages share
- * the time they were received), the later in its conversation; > 0 when `b` is the later.
+ * the time they were received), the one stored later, which is the one said later (a
+ * conversation's entries consolidate in its order); > 0 when `b` is the later. A total order,
+ * so the sort's order is too.
  */
-function laterInConversation(a: Stated, b: Stated): number {
-  if (a.temporal_context == null || a.temporal_context !== b.temporal_context || a.temporal_position == null || b.temporal_position == null) return 0;
-  return b.temporal_position - a.temporal_position;
+function storedLater(a: Stated, b: Stated): number {
+  if (a.id === undefined || b.id === undefined || a.id === b.id) return 0;
+  return a.id < b.id ? 1 : -1;
 }
 
 /**
@@ -75,7 +76,7 @@ export function newestFirstAmongVariants<T extends Stated & { category: string; 
   hits.forEach((_, i) => members.set(root(i), [...(members.get(root(i)) ?? []), i]));
   for (const places of members.values()) {
     if (places.length < 2) continue;
-    const newest = [...places].sort((x, y) => statedAt(hits[y] as T) - statedAt(hits[x] as T) || laterInConversation(hits[x] as T, hits[y] as T) || x - y);
+    const newest = [...places].sort((x, y) => statedAt(hits[y] as T) - statedAt(hits[x] as T) || storedLater(hits[x] as T, hits[y] as T) || x - y);
     places.forEach((place, k) => (out[place] = hits[newest[k] as number] as T));
   }
   return out;
