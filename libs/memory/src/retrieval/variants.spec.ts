@@ -47,14 +47,21 @@ describe('the newest fact wins (search order)', () => {
     expect(statedAt({ ...paris, restated_at: null })).toBe(paris.occurred_at.getTime());
   });
 
-  it('statements of one instant (a whole session posted at once) are ordered as they were stored, the later first', () => {
-    const five = hit('0190a000-0000-7000-8000-000000000005', 'Blood pressure medication is amlodipine 5mg', 4);
-    const ten = hit('0190a000-0000-7000-8000-000000000010', 'Blood pressure medication is amlodipine 10mg', 4);
-    expect(newestFirstAmongVariants([five, ten]).map((h) => h.content)).toEqual([ten.content, five.content]);
-    // A total order: any ranking of three such statements gives the same places.
-    const three = [five, ten, hit('0190a000-0000-7000-8000-000000000001', 'Blood pressure medication is amlodipine 2mg', 4)];
-    const orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]].map((o) => newestFirstAmongVariants(o.map((i) => three[i]!)).map((h) => h.id));
-    for (const order of orders) expect(order).toEqual([ten.id, five.id, three[2]!.id]);
+  it('statements of one instant (a whole session posted at once) are ordered by their place in the conversation', () => {
+    const at = (id: string, content: string, context: string | null, position: number | null) => ({ ...hit(id, content, 4), temporal_context: context, temporal_position: position });
+    const five = at('five', 'Blood pressure medication is amlodipine 5mg', 'c1', 0);
+    const ten = at('ten', 'Blood pressure medication is amlodipine 10mg', 'c1', 4);
+    expect(newestFirstAmongVariants([five, ten]).map((h) => h.id)).toEqual(['ten', 'five']);
+    // Another conversation's, or a keyed write's, place says nothing: the ranking's order stands for it,
+    // whatever order the hits come in.
+    const keyed = at('keyed', 'Blood pressure medication is amlodipine 2mg', null, null);
+    const other = at('other', 'Blood pressure medication is amlodipine 7mg', 'c2', 9);
+    for (const ranked of [[five, keyed, ten, other], [keyed, ten, other, five], [other, five, keyed, ten]]) {
+      const out = newestFirstAmongVariants(ranked).map((h) => h.id);
+      expect(out.indexOf('ten')).toBeLessThan(out.indexOf('five'));
+      expect(out.indexOf('keyed')).toBe(ranked.indexOf(keyed));
+      expect(out.indexOf('other')).toBe(ranked.indexOf(other));
+    }
   });
 
   it('is a permutation, and leaves a list without variants as it was', () => {

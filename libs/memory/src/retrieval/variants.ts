@@ -19,19 +19,37 @@ export interface Stated {
   updated_at?: Date;
   /** When a repetition last said it again (a message repeating it); null or absent: never. */
   restated_at?: Date | null;
-  /** The memory's id (UUIDv7: id order is creation order). */
-  id?: string;
+  /** Its place in its conversation (episodes): what was said later in the same post comes later. */
+  temporal_context?: string | null;
+  temporal_position?: number | null;
 }
 
 /**
- * Of two statements stated at the same instant (one post of a whole session: its messages share
- * the time they were received), the one stored later, which is the one said later (a
- * conversation's entries consolidate in its order); > 0 when `b` is the later. A total order,
- * so the sort's order is too.
+ * `order` (indexes of `hits`, newest first) with each run of statements made at the same instant
+ * (one post of a whole session: its messages share the time they were received) put in the order
+ * they were said where they were said in one conversation: the members of a conversation keep
+ * the places they hold in the run, filled later place first. Others (a batch of keyed writes, no
+ * order among them) keep the ranking's order.
  */
-function storedLater(a: Stated, b: Stated): number {
-  if (a.id === undefined || b.id === undefined || a.id === b.id) return 0;
-  return a.id < b.id ? 1 : -1;
+function saidLaterFirst<T extends Stated>(hits: readonly T[], order: number[]): number[] {
+  const out = [...order];
+  for (let start = 0; start < order.length; ) {
+    let end = start + 1;
+    const at = statedAt(hits[order[start] as number] as T);
+    while (end < order.length && statedAt(hits[order[end] as number] as T) === at) end++;
+    const byConversation = new Map<string, number[]>();
+    for (let k = start; k < end; k++) {
+      const h = hits[order[k] as number] as T;
+      if (h.temporal_context == null || h.temporal_position == null) continue;
+      byConversation.set(h.temporal_context, [...(byConversation.get(h.temporal_context) ?? []), k]);
+    }
+    for (const slots of byConversation.values()) {
+      const later = slots.map((k) => order[k] as number).sort((x, y) => ((hits[y] as T).temporal_position as number) - ((hits[x] as T).temporal_position as number));
+      slots.forEach((k, n) => (out[k] = later[n] as number));
+    }
+    start = end;
+  }
+  return out;
 }
 
 /**
@@ -76,7 +94,7 @@ export function newestFirstAmongVariants<T extends Stated & { category: string; 
   hits.forEach((_, i) => members.set(root(i), [...(members.get(root(i)) ?? []), i]));
   for (const places of members.values()) {
     if (places.length < 2) continue;
-    const newest = [...places].sort((x, y) => statedAt(hits[y] as T) - statedAt(hits[x] as T) || storedLater(hits[x] as T, hits[y] as T) || x - y);
+    const newest = saidLaterFirst(hits, [...places].sort((x, y) => statedAt(hits[y] as T) - statedAt(hits[x] as T) || x - y));
     places.forEach((place, k) => (out[place] = hits[newest[k] as number] as T));
   }
   return out;
