@@ -188,7 +188,9 @@ export function factSignals(raw: string, context: FactContext = {}): FactSignals
   // Decomposed Hangul (NFD, as some keyboards send it) reads as the composed form; a typographic
   // apostrophe (phones, word processors, models) as the straight one: "I’m vegetarian" was lost.
   const text = straightApostrophes(raw.normalize('NFC'));
-  const own = text.replace(REACTION_SELF, ' ').replace(REACTION_SELF_INTL, ' ').replace(LEAVING, ' ').replace(ASKING, ' ').replace(SELF_QUESTION, ' ').replace(PASSING, ' ');
+  // Questions about oneself first, while the sentence boundaries they start at are still there.
+  const unasked = text.replace(SELF_QUESTION, ' ');
+  const own = unasked.replace(REACTION_SELF, ' ').replace(REACTION_SELF_INTL, ' ').replace(LEAVING, ' ').replace(ASKING, ' ').replace(PASSING, ' ');
   const wordsOf = text.match(WORD) ?? [];
   const firstPerson = FIRST_PERSON.test(text) || FIRST_PERSON_INTL.test(text) ? 1 : 0;
   const selfDropped = SELF_STATEMENT_KO.test(own) || SELF_STATEMENT_INTL.test(own);
@@ -223,7 +225,7 @@ export function factSignals(raw: string, context: FactContext = {}): FactSignals
     // Letters of any script are content: "我在谷歌工作" is not punctuation (\W alone read it so).
     reaction: (REACTION.test(text) || /^[^\p{L}\p{N}]*$/u.test(own)) && !ownContent ? 1 : 0,
     // A question about oneself is one however long ("Do I live in Hamburg with my wife Anna and our two kids?").
-    question: /[?？]\s*$/.test(text.trim()) && (wordsOf.length <= 12 || text.replace(SELF_QUESTION, ' ').trim() === '') && selfStatement === 0 ? 1 : 0,
+    question: /[?？]\s*$/.test(text.trim()) && (wordsOf.length <= 12 || unasked.trim() === '') && selfStatement === 0 ? 1 : 0,
     length: Math.min(1, Math.log1p([...text].length) / Math.log1p(500)),
     first_person_words: Math.min(1, ((text.match(FIRST_PERSON_WORDS) ?? []).length + (text.match(FIRST_PERSON_INTL_COUNT) ?? []).length) / 4),
     second_person: Math.min(1, (text.match(SECOND_PERSON) ?? []).length / 4),
