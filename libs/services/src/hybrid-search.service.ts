@@ -148,7 +148,8 @@ export class HybridSearch {
     const full = new Map(fullRows.map((row) => [row.id, row]));
     const hits = ranked.flatMap((h) => {
       const row = full.get(h.id);
-      return row ? [{ row, score: h.score, explain: h.explain, category: row.category, key: row.key, content: row.content, occurred_at: row.occurred_at, created_at: row.created_at, updated_at: row.updated_at, restated_at: row.restated_at, temporal_context: row.temporal_context, temporal_position: row.temporal_position }] : [];
+      // The row's own fields are what ordering statements reads (libs/memory `Stated`).
+      return row ? [{ ...row, row, score: h.score, explain: h.explain }] : [];
     });
     // The newest fact wins: statements of the same thing take their places newest first.
     return newestFirstAmongVariants(hits).map(({ row, score, explain }) => ({ row, score, explain }));

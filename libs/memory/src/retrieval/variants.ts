@@ -41,7 +41,9 @@ function saidLaterFirst<T extends Stated>(hits: readonly T[], order: number[]): 
     for (let k = start; k < end; k++) {
       const h = hits[order[k] as number] as T;
       if (h.temporal_context == null || h.temporal_position == null) continue;
-      byConversation.set(h.temporal_context, [...(byConversation.get(h.temporal_context) ?? []), k]);
+      const slots = byConversation.get(h.temporal_context);
+      if (slots) slots.push(k);
+      else byConversation.set(h.temporal_context, [k]);
     }
     for (const slots of byConversation.values()) {
       const later = slots.map((k) => order[k] as number).sort((x, y) => ((hits[y] as T).temporal_position as number) - ((hits[x] as T).temporal_position as number));
