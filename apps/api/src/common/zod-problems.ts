@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { settingMessage } from '@engram/memory';
 import type { FieldProblem } from '@engram/services';
 
 /** `items[3].tags[0]` from zod's path `['items', 3, 'tags', 0]`, prefixed with where it came from. */
@@ -43,8 +44,9 @@ export function zodProblems(error: z.ZodError, prefix?: string, inputs: readonly
       // A schema's own wording of it ('is required: one or more tags') says more.
       problems.push({ field: fieldName(issue.path, prefix), message: issue.message.startsWith('is required') ? issue.message : 'is required' });
     } else if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) {
-      // Zod's own wording where a schema gave none ("Invalid input: expected object, received null"): ours.
-      problems.push({ field: fieldName(issue.path, prefix), message: `must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}` });
+      // Zod's own wording where a schema gave none ("Invalid input: expected object, received null"):
+      // ours, as the lifecycle settings word it (libs/memory `settingMessage`).
+      problems.push({ field: fieldName(issue.path, prefix), message: settingMessage(issue) ?? issue.message });
     } else {
       problems.push({ field: fieldName(issue.path, prefix), message: issue.message });
     }

@@ -6,7 +6,7 @@
  */
 
 import type { z } from 'zod';
-import type { $ZodRawIssue } from 'zod/v4/core';
+import type { $ZodIssue, $ZodRawIssue } from 'zod/v4/core';
 import { lifecycleConfigSchema, type LifecycleConfig } from './lifecycle-config.schema';
 import { DEFAULT_LIFECYCLE, STRENGTH_PRESETS } from './lifecycle-defaults';
 
@@ -31,12 +31,13 @@ const article = (noun: string) => (/^[aeiou]/.test(noun) ? 'an' : 'a');
 const count = (n: unknown, origin: string) => `${String(n)} ${origin === 'string' ? 'character' : 'item'}${Number(n) === 1 ? '' : 's'}`;
 
 /**
- * The service's wording of a setting's problem where the schema gives none ("must be at most 9",
+ * The service's wording of a setting's problem (and of any request field's wrong type: the API's
+ * zodProblems) where the schema gives none ("must be at most 9",
  * "must be a number", "must be one of seed, calibrated"), in place of zod's own ("Too big:
  * expected number to be <=9": a newcomer's find); undefined keeps zod's. A per-parse error map
  * (zod's `error` parameter), so a schema's own messages still win.
  */
-export function settingMessage(issue: $ZodRawIssue): string | undefined {
+export function settingMessage(issue: $ZodRawIssue | $ZodIssue): string | undefined {
   const inclusive = (issue as { inclusive?: boolean }).inclusive !== false;
   switch (issue.code) {
     case 'too_big':
