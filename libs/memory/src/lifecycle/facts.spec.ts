@@ -56,6 +56,24 @@ describe('the rule path keeps facts (libs/memory facts.ts)', () => {
     expect(factSignals("I'm working as a nurse").life_fact).toBe(1);
   });
 
+  // LoCoMo's chat drops the "I" (observation-cited turns left out at 0.15-0.52).
+  it.each(['Just got some new shoes, too!', 'Been tweaking a dessert recipe to make it yummier.', 'Gonna volunteer at shelters next month.', 'Hey Maria! Been real busy tackling a project to support military veterans.'])(
+    'a statement without its subject is the speaker\'s own: %s',
+    (text) => {
+      expect(factSignals(text)).toMatchObject({ first_person: 1, self_statement: 1 });
+    },
+  );
+
+  it.each(['Got it, thanks!', 'Got your back, Jon!', 'Got any fave styles?', 'Been there, done that.', 'Gonna be fun!', 'Had fun?'])('a reply without a subject is not a statement: %s', (text) => {
+    expect(factSignals(text)).toMatchObject({ first_person: 0, self_statement: 0 });
+  });
+
+  it('"I can\'t have dairy" is a fact about the speaker; "I can\'t have that" is not', () => {
+    expect(score("Unfortunately, I can't have dairy, so no ice cream for me.")).toBeGreaterThanOrEqual(trigger);
+    expect(score("I can't have that.")).toBeLessThan(trigger);
+    expect(factSignals("I can't have that.").self_statement).toBe(0);
+  });
+
   it('"into" is a taste only after being: "I\'m going to look into it" is chatter, "I\'m really into jazz" a preference', () => {
     expect(score("I'm going to look into it")).toBeLessThan(trigger);
     expect(factSignals("I'm really into jazz")).toMatchObject({ preference: 1, life_fact: 1 });
