@@ -157,6 +157,27 @@ describe('hostile input', () => {
     expect(res.body).toMatchObject({ statusCode: 400, errors: [{ field: 'path' }], requestId: expect.any(String) });
   });
 
+  it('a query parameter that is not valid percent-encoded UTF-8 is refused, naming it, not searched for as typed', async () => {
+    const res = await t.http().get('/v1/memory/search?q=caf%E9&limit=5').set(asAgent(f)).expect(400);
+    expect(res.body).toMatchObject({ statusCode: 400, errors: [{ field: 'q', message: 'is not valid percent-encoded UTF-8' }] });
+    await t.http().get('/v1/memory/search?q=caf%C3%A9+au+lait&limit=5').set(asAgent(f)).expect(200);
+  });
+
+  it('headers larger than Node accepts answer 431 in the API error shape, not an empty body', async () => {
+    const res = await t.http().get('/v1/memory').set(asAgent(f)).set('X-Padding', 'a'.repeat(20_000));
+    expect(res.status).toBe(431);
+    expect(JSON.parse(res.text)).toMatchObject({ statusCode: 431, error: 'Request Header Fields Too Large', message: expect.stringContaining('headers') });
+  });
+
+  it('an Authorization scheme other than Bearer is named in the 401', async () => {
+    const basic = await t.http().get('/v1/memory').set('Authorization', 'Basic dXNlcjpwYXNz').expect(401);
+    expect(basic.body.message).toContain('the Basic scheme is not accepted');
+    const empty = await t.http().get('/v1/memory').set('Authorization', 'Bearer ').expect(401);
+    const two = await t.http().get('/v1/memory').set('Authorization', 'Bearer a b').expect(401);
+    expect(two.body.message).toContain('Bearer takes exactly one token');
+    expect(empty.body.message).toContain('the Bearer token is missing');
+  });
+
   it('the first bad value in document order is named; long lists of problems are capped', async () => {
     const res = await t.http().post('/v1/conversations/order/messages').set(asAgent(f)).send({ messages: [{ content: 'fine message here' }, { content: 'fine one too here' }, { content: 'a\u0000b' }, { content: 'bad \ud800' }] }).expect(400);
     expect(res.body.errors[0].field).toBe('messages[2].content');

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
 import { VersioningType, type INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { NestFactory } from '@nestjs/core';
@@ -13,6 +14,7 @@ import { mountInspector } from './inspector/inspector';
 import { applyEdgeProtection } from './edge/edge-protection';
 import { API_ERROR_SCHEMA, API_ERROR_SCHEMA_NAME } from './common/api-docs';
 import { normalizeZodDtoTypeArrays } from './common/openapi-nullable';
+import { answerClientErrors, undecodable } from './edge/client-errors';
 
 /**
  * Builds the API (not yet listening): URI versioning (`/v1/...`), JSON bodies (parsed by
@@ -30,22 +32,21 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   });
   app.useLogger(app.get(Logger));
   app.flushLogs();
-  // A path that does not decode (`/v1/memory/%FF`) fails inside Express's router, before any Nest
-  // filter: answer it here in the API's error shape.
+  // A path or a query parameter that does not decode (`/v1/memory/%FF`, `?q=%FF`) fails inside
+  // Express's router, before any Nest filter, or reaches the handler still encoded (qs keeps what
+  // it cannot decode): answer it here in the API's error shape.
   app.use((req: Request, res: Response, next: NextFunction) => {
-    try {
-      decodeURIComponent(req.path);
-      next();
-    } catch {
-      res.status(400).json({
-        statusCode: 400,
-        error: 'Bad Request',
-        message: 'path: is not valid percent-encoded UTF-8',
-        errors: [{ field: 'path', message: 'is not valid percent-encoded UTF-8' }],
-        requestId: typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : randomUUID(),
-      });
-    }
+    const field = undecodable(req);
+    if (field === undefined) return next();
+    res.status(400).json({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: `${field}: is not valid percent-encoded UTF-8`,
+      errors: [{ field, message: 'is not valid percent-encoded UTF-8' }],
+      requestId: typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : randomUUID(),
+    });
   });
+  answerClientErrors(app.getHttpServer() as Server);
   applyEdgeProtection(app, config);
   mountAdminDashboard(app);
   mountInspector(app);

@@ -17,6 +17,17 @@ function bearerToken(request: Request): string | undefined {
   return match?.[1];
 }
 
+/** Why a request has no bearer token, naming what was sent instead (RFC 6750 §2.1 asks for the Bearer scheme). */
+function credentialsProblem(header: string | undefined): string {
+  const expected = 'send Authorization: Bearer <JWT, Mind Key or service key>';
+  if (!header) return `missing credentials: ${expected}`;
+  const parts = header.trim().split(/\s+/);
+  const scheme = parts[0] ?? '';
+  if (scheme === '') return `missing credentials: ${expected}`;
+  if (/^bearer$/i.test(scheme)) return parts.length === 1 ? `Authorization: the Bearer token is missing: ${expected}` : `Authorization: Bearer takes exactly one token: ${expected}`;
+  return `Authorization: the ${scheme.slice(0, 20)} scheme is not accepted: ${expected}`;
+}
+
 /**
  * The global guard. `Authorization: Bearer <token>` is a Mind Key (prefix `emk_`) for agents,
  * a tenant service key (prefix `esk_`) for SaaS backends, or a JWT (passport-jwt) for people.
@@ -42,7 +53,7 @@ export class ApiAuthGuard extends AuthGuard('jwt') {
 
     const request = context.switchToHttp().getRequest<Request & { user?: Principal }>();
     const token = bearerToken(request);
-    if (!token) throw new AppError('unauthorized', 'missing credentials: send Authorization: Bearer <JWT, Mind Key or service key>');
+    if (!token) throw new AppError('unauthorized', credentialsProblem(request.headers.authorization));
     if (looksLikeMindKey(token)) {
       request.user = await this.mindKeys.authenticate(token);
     } else if (looksLikeServiceKey(token)) {
