@@ -322,6 +322,12 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect((await t.http().post('/v1/conversations/c10/end').set(asAgent(f)).expect(200)).body).toEqual({ conversation_id: 'c10', consolidated: [], discarded: 0 });
     expect((await t.http().post('/v1/conversations/never-started/end').set(asAgent(f)).expect(200)).body).toEqual({ conversation_id: 'never-started', consolidated: [], discarded: 0 });
     await t.http().post('/v1/conversations/bad id/end').set(asAgent(f)).expect(400);
+    // No options: `{}` is fine, a field is named rather than ignored (a newcomer's `{"force": true}` was taken silently).
+    await t.http().post('/v1/conversations/c10/end').set(asAgent(f)).send({}).expect(200);
+    for (const route of ['end', 'consolidate']) {
+      const res = await t.http().post(`/v1/conversations/c10/${route}`).set(asAgent(f)).send({ force: true }).expect(400);
+      expect(res.body.errors).toEqual([{ field: 'force', message: expect.any(String) }]);
+    }
   });
 
   it('the in-process scheduler runs the sleep cycle and the forgetting sweep', async () => {

@@ -35,6 +35,14 @@ describe('memory lifecycle through the API (seed 001)', () => {
         { field: 'retention.preset', message: 'must be one of seed, calibrated' },
       ]),
     );
+    // A newcomer's: a weight of 1e300 and a keyword given twice were taken.
+    const extreme = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { priority_weights: { critical: 1e300 } }, importance: { keywords: ['deadline', 'Deadline'] } }).expect(400);
+    expect(extreme.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'retrieval.priority_weights.critical', message: 'must be at most 10' },
+        { field: 'importance.keywords.1', message: 'repeats "Deadline"' },
+      ]),
+    );
     // A setting of an earlier version is named, with what replaced it.
     const probes = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { probes: 10 } }).expect(400);
     expect(probes.body.errors).toEqual([{ field: 'retrieval.probes', message: expect.stringContaining('retrieval.ef_search') }]);

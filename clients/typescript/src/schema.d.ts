@@ -1555,6 +1555,7 @@ export interface components {
             updated_at: string;
             url: string;
         };
+        NoOptionsDto: Record<string, never>;
         PurgeResultDto_Output: {
             /** @description memories deleted */
             memories: number;
@@ -2591,7 +2592,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NoOptionsDto"];
+            };
+        };
         responses: {
             /** @description what each STM entry became */
             200: {
@@ -2638,6 +2643,24 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
             429: {
                 headers: {
@@ -2673,7 +2696,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NoOptionsDto"];
+            };
+        };
         responses: {
             /** @description what each STM entry became, and how many were discarded */
             200: {
@@ -2713,6 +2740,24 @@ export interface operations {
             };
             /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

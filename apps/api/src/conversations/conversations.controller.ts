@@ -1,11 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ZodResponse } from 'nestjs-zod';
 import { AppError, ConversationStream, type MemoryScope } from '@engram/services';
 import { ServiceKeyScopeNeeded } from '../auth/auth.decorators';
 import { Documented } from '../common/api-docs';
 import { CurrentMemoryScope } from '../memory/memory-scope';
-import { AppendMessagesDto, AppendResultDto, CONVERSATION_ID_PATTERN, ConsolidateResultDto, EndResultDto, StmViewDto } from './conversations.dto';
+import { AppendMessagesDto, AppendResultDto, CONVERSATION_ID_PATTERN, ConsolidateResultDto, EndResultDto, NoOptionsDto, StmViewDto } from './conversations.dto';
 
 export function conversationId(id: string): string {
   if (!CONVERSATION_ID_PATTERN.test(id)) {
@@ -58,10 +58,11 @@ export class ConversationsController {
   /** The explicit save: every STM entry moves to long-term memory now. 200 `{conversation_id, consolidated}`, as `/end` answers. */
   @ServiceKeyScopeNeeded('memories:write')
   @Post(':conversationId/consolidate')
-  @Documented({ summary: "Consolidate a conversation's short-term memory now", errors: [400, 403, 404] })
+  @Documented({ summary: "Consolidate a conversation's short-term memory now", errors: [400, 403, 404, 413, 415] })
   @HttpCode(200)
+  @ApiBody({ type: NoOptionsDto, required: false })
   @ZodResponse({ status: 200, type: ConsolidateResultDto, description: 'what each STM entry became' })
-  async consolidate(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string) {
+  async consolidate(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string, @Body() _options: NoOptionsDto) {
     const cid = conversationId(id);
     return { conversation_id: cid, consolidated: await this.conversations.consolidateAll(scope, cid) };
   }
@@ -75,10 +76,11 @@ export class ConversationsController {
    */
   @ServiceKeyScopeNeeded('memories:write')
   @Post(':conversationId/end')
-  @Documented({ summary: 'End a conversation: decide its short-term memory now', errors: [400, 403, 404] })
+  @Documented({ summary: 'End a conversation: decide its short-term memory now', errors: [400, 403, 404, 413, 415] })
   @HttpCode(200)
+  @ApiBody({ type: NoOptionsDto, required: false })
   @ZodResponse({ status: 200, type: EndResultDto, description: 'what each STM entry became, and how many were discarded' })
-  async end(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string) {
+  async end(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string, @Body() _options: NoOptionsDto) {
     const cid = conversationId(id);
     return { conversation_id: cid, ...(await this.conversations.end(scope, cid)) };
   }

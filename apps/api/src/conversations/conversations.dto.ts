@@ -52,6 +52,12 @@ export const AppendMessagesSchema = z
   .strict();
 export class AppendMessagesDto extends createZodDto(AppendMessagesSchema) {}
 
+/**
+ * `/consolidate` and `/end` take no options: no body, or `{}`. A field sent there is named in a
+ * 400 rather than ignored, so a client that expects an option it does not have finds out.
+ */
+export class NoOptionsDto extends createZodDto(z.object({}).strict()) {}
+
 // ---- answers (libs/services conversation.types.ts and ConversationStream `view`): the
 // serializer (`@ZodResponse`) checks each answer against these, and the OpenAPI document and the
 // TypeScript client are typed by them. Fields in the order the service writes them (the

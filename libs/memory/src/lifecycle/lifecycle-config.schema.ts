@@ -10,7 +10,7 @@ import type { FactWeights } from './facts';
 const unit = z.number().min(0).max(1);
 /** A fact signal's weight: negative for chatter. */
 const weight = z.number().min(-1).max(1);
-const positive = z.number().positive();
+const multiplier = z.number().positive().max(10);
 /** Bounded so that every derived time stays a real date (review slots, strengths, windows). */
 const hours = z.number().positive().max(87_600, { message: 'must be at most 87600 hours (10 years)' });
 const MAX_DAYS = 36_500;
@@ -80,7 +80,18 @@ export const lifecycleConfigSchema = z
           } satisfies Record<keyof FactWeights | 'bias', typeof weight>)
           .strict(),
         /** Words that mark importance; English matched as whole words, Korean as substrings. */
-        keywords: z.array(z.string().min(1).max(64)).max(500),
+        keywords: z
+          .array(z.string().min(1).max(64))
+          .max(500)
+          .superRefine((words, ctx) => {
+            // Matching ignores case: a repeat would weigh nothing more, and hides a typo's intent.
+            const seen = new Set<string>();
+            words.forEach((word, i) => {
+              const folded = word.toLowerCase();
+              if (seen.has(folded)) ctx.addIssue({ code: 'custom', path: [i], message: `repeats "${word}"` });
+              seen.add(folded);
+            });
+          }),
         /**
          * The least importance of an explicit save (a keyed `POST /memory` without `importance`):
          * saving is itself the sign that it matters (seed 000 `explicit_save_command`; docs/design.md §4.1
@@ -229,7 +240,8 @@ export const lifecycleConfigSchema = z
         /** After fusion: × (1 − w + w·R_now) and × (1 − w + w·importance). */
         retention_weight: unit,
         importance_weight: unit,
-        priority_weights: z.object({ low: positive, normal: positive, high: positive, critical: positive }).strict(),
+        /** Multipliers of a memory's score by its priority, each in (0, 10] (as tag_boost). */
+        priority_weights: z.object({ low: multiplier, normal: multiplier, high: multiplier, critical: multiplier }).strict(),
         /** The share of a mind (0..1] a query may match in `any` mode (libs/memory matchBudget). */
         match_share: z.number().gt(0).max(1),
         /** Minds with fewer memories than this scan vectors exactly; larger ones use the HNSW index. */
