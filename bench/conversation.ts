@@ -282,7 +282,7 @@ async function main(): Promise<void> {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   if (args.json) {
-    const conversations = results.map((r) => ({ ...shape(r), sample_id: r.sample_id, evidence: r.evidence, evidence_kept: r.evidence_kept, triggers: r.triggers, ms: r.ms }));
+    const conversations = results.map((r) => ({ ...shape(r), sample_id: r.sample_id, evidence: r.evidence, evidence_kept: r.evidence_kept, triggers: r.triggers, ms: r.ms, recall10: { stream: r.stream.recall10, keyed: r.keyed.recall10 } }));
     await writeFile(args.json, JSON.stringify({ overall, conversations }, null, 2));
   }
 }

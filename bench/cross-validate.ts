@@ -1,6 +1,7 @@
 /**
  * Leave-one-conversation-out cross-validation of a setting over `bench:locomo` runs: each run is
- * one value of the setting (its `--json` report, which has `by_conversation`); for each
+ * one value of the setting (its `--json` report, which has `by_conversation`), or over
+ * `bench:conversation` runs (`--metric stream_recall_at_10`, `keyed_recall_at_10`, or at 5); for each
  * conversation the value is chosen on the others (the best question-weighted metric) and scored
  * on it. What a tuned default is worth on conversations it was not tuned on.
  *
@@ -21,10 +22,28 @@ if (!args.runs) {
 }
 type PerConversation = Record<string, { n: number } & Record<string, number>>;
 const metric = args.metric as string;
+/** A `bench:conversation --json` report's conversation (its per-question recall since 2026-12-04). */
+interface ConversationRun {
+  sample_id: string;
+  s5: number;
+  s10: number;
+  k5: number;
+  k10: number;
+  recall10?: { stream: number[] };
+}
+/** bench:conversation's metrics under the names --metric takes: stream_recall_at_10, keyed_recall_at_10, and at 5. */
+function fromConversationRun(conversations: ConversationRun[]): PerConversation {
+  return Object.fromEntries(
+    conversations.map((c) => {
+      if (!c.recall10) throw new Error('a bench:conversation report without per-question recall (rerun bench:conversation)');
+      return [c.sample_id, { n: c.recall10.stream.length, stream_recall_at_5: c.s5, stream_recall_at_10: c.s10, keyed_recall_at_5: c.k5, keyed_recall_at_10: c.k10 }];
+    }),
+  );
+}
 const runs = args.runs.split(',').map((pair) => {
   const [label, file] = pair.split('=') as [string, string];
-  const report = JSON.parse(readFileSync(file, 'utf8')) as { by_conversation?: PerConversation; by_conversation_category?: Record<string, PerConversation> };
-  const by = args.category ? report.by_conversation_category?.[args.category] : report.by_conversation;
+  const report = JSON.parse(readFileSync(file, 'utf8')) as { by_conversation?: PerConversation; by_conversation_category?: Record<string, PerConversation>; conversations?: ConversationRun[] };
+  const by = report.conversations && !args.category ? fromConversationRun(report.conversations) : args.category ? report.by_conversation_category?.[args.category] : report.by_conversation;
   if (!by) throw new Error(`${file} has no by_conversation${args.category ? '_category' : ''} (rerun bench:locomo)`);
   return { label, by };
 });
