@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { MemoriesRepository, TenantDb, TenantsRepository, type TenantTx } from '@engram/db';
-import { resolveLifecycle, type LifecycleConfig } from '@engram/memory';
+import { resolveLifecycle, resolveStoredLifecycle, type LifecycleConfig } from '@engram/memory';
 
 /** How long a tenant's config is kept per process: a change reaches other pods within this time. */
 const CACHE_MS = 10_000;
@@ -73,9 +73,9 @@ export class LifecycleSettings {
   async get(tx: TenantTx): Promise<LifecycleConfig> {
     const hit = this.cache.get(tx.tenantId);
     if (hit) return hit;
-    const result = resolveLifecycle(await this.overrides(tx));
-    // Stored overrides were validated when written; defaults are the safe answer if not.
-    const config = result.success ? result.data : (resolveLifecycle({}) as { data: LifecycleConfig }).data;
+    // Stored overrides were validated when written; one a later version refuses is left out
+    // (its default applies) and the others stay in force.
+    const { config } = resolveStoredLifecycle(await this.overrides(tx));
     this.cache.set(tx.tenantId, config);
     return config;
   }

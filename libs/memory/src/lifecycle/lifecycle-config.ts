@@ -75,3 +75,34 @@ export function resolveLifecycle(overrides: unknown): z.ZodSafeParseResult<Lifec
   }
   return lifecycleConfigSchema.safeParse(merged, { error: settingMessage });
 }
+
+/**
+ * The effective config for overrides as stored, which were valid under the rules of the day they
+ * were written: a setting a later version refuses (e.g. `retrieval.priority_weights.critical`
+ * 1e300, bounded to 10 since 2026-12-04) is left out, and falls back to its default, while every
+ * other override stays in force. A path into a list (`importance.keywords.1`) drops the whole list.
+ *
+ * @returns the config, and the dotted paths that were left out (empty when all were valid).
+ */
+export function resolveStoredLifecycle(overrides: unknown): { config: LifecycleConfig; ignored: string[] } {
+  let current: unknown = overrides ?? {};
+  const ignored: string[] = [];
+  // Each pass removes what the last one refused; a refusal of a combination (one threshold above
+  // another) names one side, so a few passes settle it; the defaults are the last resort.
+  for (let pass = 0; pass < 5; pass++) {
+    const result = resolveLifecycle(current);
+    if (result.success) return { config: result.data, ignored };
+    const next = structuredClone(current) as Record<string, unknown>;
+    for (const issue of result.error.issues) {
+      const cut = issue.path.findIndex((p) => typeof p === 'number');
+      const path = (cut < 0 ? issue.path : issue.path.slice(0, cut)).map(String);
+      if (path.length === 0) return { config: DEFAULT_LIFECYCLE, ignored: ['(all)'] };
+      let parent: Record<string, unknown> | undefined = next;
+      for (const key of path.slice(0, -1)) parent = typeof parent?.[key] === 'object' && parent[key] !== null ? (parent[key] as Record<string, unknown>) : undefined;
+      if (parent) delete parent[path[path.length - 1] as string];
+      ignored.push(path.join('.'));
+    }
+    current = next;
+  }
+  return { config: DEFAULT_LIFECYCLE, ignored: ['(all)'] };
+}
