@@ -175,6 +175,10 @@ describe('hostile input', () => {
     const empty = await t.http().get('/v1/memory').set('Authorization', 'Bearer ').expect(401);
     const two = await t.http().get('/v1/memory').set('Authorization', 'Bearer a b').expect(401);
     expect(two.body.message).toContain('Bearer takes exactly one token');
+    // A token without its scheme (helper 30's): named as such, and not echoed back.
+    const bare = await t.http().get('/v1/memory').set('Authorization', 'emk_secretsecretsecretsecret').expect(401);
+    expect(bare.body.message).toContain('the Bearer scheme is missing');
+    expect(bare.text).not.toContain('secret');
     expect(empty.body.message).toContain('the Bearer token is missing');
   });
 

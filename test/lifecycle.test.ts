@@ -43,6 +43,8 @@ describe('memory lifecycle through the API (seed 001)', () => {
         { field: 'importance.keywords.1', message: 'repeats "Deadline"' },
       ]),
     );
+    const padded = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ importance: { keywords: [' urgent ', 'cafe\u0301'] } }).expect(400);
+    expect(padded.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['importance.keywords.0', 'importance.keywords.1']);
     // A setting of an earlier version is named, with what replaced it.
     const probes = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { probes: 10 } }).expect(400);
     expect(probes.body.errors).toEqual([{ field: 'retrieval.probes', message: expect.stringContaining('retrieval.ef_search') }]);

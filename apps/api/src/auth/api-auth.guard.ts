@@ -25,7 +25,9 @@ function credentialsProblem(header: string | undefined): string {
   const scheme = parts[0] ?? '';
   if (scheme === '') return `missing credentials: ${expected}`;
   if (/^bearer$/i.test(scheme)) return parts.length === 1 ? `Authorization: the Bearer token is missing: ${expected}` : `Authorization: Bearer takes exactly one token: ${expected}`;
-  return `Authorization: the ${scheme.slice(0, 20)} scheme is not accepted: ${expected}`;
+  // A token sent without its scheme is not echoed: it is a secret, and clients log answers.
+  if (!/^[A-Za-z][A-Za-z0-9-]{0,19}$/.test(scheme) || parts.length === 1) return `Authorization: the Bearer scheme is missing before the token: ${expected}`;
+  return `Authorization: the ${scheme} scheme is not accepted: ${expected}`;
 }
 
 /**

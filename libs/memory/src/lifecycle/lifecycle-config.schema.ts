@@ -81,7 +81,14 @@ export const lifecycleConfigSchema = z
           .strict(),
         /** Words that mark importance; English matched as whole words, Korean as substrings. */
         keywords: z
-          .array(z.string().min(1).max(64))
+          .array(
+            z
+              .string()
+              .min(1)
+              .max(64)
+              .refine((w) => w.trim() === w && w.trim() !== '', { message: 'must be a word without spaces around it' })
+              .refine((w) => w.normalize('NFC') === w, { message: 'must be in Unicode NFC (composed) form' }),
+          )
           .max(500)
           .superRefine((words, ctx) => {
             // Matching ignores case: a repeat would weigh nothing more, and hides a typo's intent.
