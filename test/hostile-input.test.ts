@@ -167,6 +167,29 @@ describe('hostile input', () => {
     const res = await t.http().get('/v1/memory').set(asAgent(f)).set('X-Padding', 'a'.repeat(20_000));
     expect(res.status).toBe(431);
     expect(JSON.parse(res.text)).toMatchObject({ statusCode: 431, error: 'Request Header Fields Too Large', message: expect.stringContaining('headers') });
+    // The id in the body is in the header too, as on every other answer (helper 30's).
+    expect(res.headers['x-request-id']).toBe(JSON.parse(res.text).requestId);
+    // A URL too long is the same limit: the answer names the URL too.
+    const long = await t.http().get(`/v1/memory/search?q=${'a'.repeat(20_000)}`).set(asAgent(f));
+    expect(long.status).toBe(431);
+    expect(JSON.parse(long.text).message).toContain('request line (URL)');
+  });
+
+  it('Authorization sent twice is a 400 naming it, not the first silently used (helper 30)', async () => {
+    const res = await t.http().get('/v1/memory').set('Authorization', [asAgent(f).Authorization, 'Bearer emk_other'] as unknown as string).expect(400);
+    expect(res.body).toMatchObject({ errors: [{ field: 'Authorization', message: 'must be sent once; the request has 2' }] });
+    expect(res.text).not.toContain('emk_other');
+  });
+
+  it('every 401 carries a Bearer challenge saying why (RFC 6750 §3)', async () => {
+    const none = await t.http().get('/v1/memory').expect(401);
+    expect(none.headers['www-authenticate']).toBe('Bearer realm="engram"');
+    const basic = await t.http().get('/v1/memory').set('Authorization', 'Basic dXNlcjpwYXNz').expect(401);
+    expect(basic.headers['www-authenticate']).toBe('Bearer realm="engram", error="invalid_request"');
+    for (const token of ['emk_unknownunknownunknown', 'esk_unknownunknownunknown', 'not.a.jwt']) {
+      const bad = await t.http().get('/v1/memory').set('Authorization', `Bearer ${token}`).expect(401);
+      expect(bad.headers['www-authenticate']).toBe('Bearer realm="engram", error="invalid_token"');
+    }
   });
 
   it('an Authorization scheme other than Bearer is named in the 401', async () => {

@@ -513,7 +513,7 @@ describe('MCP server at /mcp', () => {
 
     const unknown = await post({ Authorization: 'Bearer emk_not_a_real_key_0000000000000000' });
     expect(unknown.status).toBe(401);
-    expect(unknown.headers.get('www-authenticate')).toBe('Bearer realm="engram"');
+    expect(unknown.headers.get('www-authenticate')).toBe('Bearer realm="engram", error="invalid_token"');
 
     const user = await post({ Authorization: `Bearer ${a.token}` });
     expect(user.status).toBe(403);

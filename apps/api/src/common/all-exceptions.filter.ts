@@ -52,10 +52,23 @@ function failingHealthChecks(response: unknown): string | undefined {
 }
 
 /**
+ * The challenge a 401 carries (RFC 7235 §3.1 requires one; RFC 6750 §3 gives its form): the
+ * Bearer scheme, and why the credentials sent were refused: `invalid_token` for a Bearer token
+ * that is unknown, expired, revoked or malformed, `invalid_request` for another scheme or a
+ * malformed header; no error for a request that sent none.
+ */
+export function authChallenge(authorization: string | undefined): string {
+  const realm = 'Bearer realm="engram"';
+  if (!authorization?.trim()) return realm;
+  return `${realm}, error="${/^Bearer\s+\S+\s*$/i.test(authorization) ? 'invalid_token' : 'invalid_request'}"`;
+}
+
+/**
  * One answer shape for every failure: `{statusCode, error, message, requestId, errors?}`.
  * Validation problems name the field; database constraint failures that slip past validation
  * become 4xx; an unreachable database, or a deadlock or serialization failure that outlived
  * TenantDb's retries, 503 with `Retry-After`; anything else is a 500. Stacks are logged for 5xx.
+ * A 401 carries `WWW-Authenticate` ({@link authChallenge}).
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -72,6 +85,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     if (response.headersSent) return;
     if (body.statusCode === 503) response.setHeader('Retry-After', '5');
+    if (body.statusCode === 401 && !response.hasHeader('WWW-Authenticate')) response.setHeader('WWW-Authenticate', authChallenge(request.headers.authorization));
     // A route may have set its own Content-Type (recall is text/plain) before failing.
     response.setHeader('Content-Type', 'application/json; charset=utf-8');
     response.status(body.statusCode).json(body);

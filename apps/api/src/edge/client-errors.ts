@@ -49,13 +49,18 @@ export function answerClientErrors(server: Server): void {
       error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? 413 : 400;
     const message =
       status === 431
-        ? 'headers: are larger than the server accepts (16 KiB in all, Node.js --max-http-header-size)'
+        ? 'headers: the request line (URL) and headers together are larger than the server accepts (16 KiB, Node.js --max-http-header-size)'
         : status === 408
           ? 'request: not received in time'
           : status === 413
             ? 'body: chunk extensions are too long'
             : 'request: is not valid HTTP/1.1';
-    const body = JSON.stringify({ statusCode: status, error: REASONS[status], message, requestId: randomUUID() });
-    socket.end(`HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    // The request's own X-Request-Id is past reading (its headers are what failed): a new one, in
+    // the header as on every other answer.
+    const requestId = randomUUID();
+    const body = JSON.stringify({ statusCode: status, error: REASONS[status], message, requestId });
+    socket.end(
+      `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
 }

@@ -1,31 +1,12 @@
-import { Catch, Controller, Delete, Get, HttpCode, Post, Req, Res, UseFilters, VERSION_NEUTRAL, type ArgumentsHost } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Post, Req, Res, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, type Principal } from '../auth/principal';
 import { AppError } from '@engram/services';
-import { AllExceptionsFilter } from '../common/all-exceptions.filter';
 import { MIND_HEADER, memoryScopeOf } from '../memory/memory-scope';
 import { McpServerFactory } from './mcp-server.factory';
 import { guardToolCalls } from './tool-call-guard';
-
-/** The challenge of a 401 on `/mcp` (MCP clients look for it; RFC 6750). */
-export const MCP_AUTH_CHALLENGE = 'Bearer realm="engram"';
-
-/**
- * The API's error answers, plus `WWW-Authenticate` on a 401 (the global auth guard's errors
- * pass through here for this controller).
- */
-@Catch()
-export class McpErrorFilter extends AllExceptionsFilter {
-  override catch(exception: unknown, host: ArgumentsHost): void {
-    if (exception instanceof AppError && exception.code === 'unauthorized') {
-      const response = host.switchToHttp().getResponse<Response>();
-      if (!response.headersSent) response.setHeader('WWW-Authenticate', MCP_AUTH_CHALLENGE);
-    }
-    super.catch(exception, host);
-  }
-}
 
 /**
  * The MCP endpoint (Model Context Protocol, streamable HTTP) at `/mcp`, outside `/v1`.
@@ -36,14 +17,13 @@ export class McpErrorFilter extends AllExceptionsFilter {
  * there are no sessions.
  *
  * Auth: a Mind Key (`Authorization: Bearer emk_...`), checked by the global guard like every
- * API route: none, unknown or revoked → 401 with `WWW-Authenticate`; a user's JWT → 403 (the
+ * API route: none, unknown or revoked → 401 with `WWW-Authenticate` (as every 401); a user's JWT → 403 (the
  * MCP endpoint is the agents' door; people use the REST API with X-Mind-Id).
  *
  * A `tools/call` with malformed params (`"arguments": null`, no tool name) is answered by
  * `guardToolCalls` with a readable error instead of the SDK's -32603.
  */
 @ApiExcludeController()
-@UseFilters(McpErrorFilter)
 @Controller({ path: 'mcp', version: VERSION_NEUTRAL })
 export class McpController {
   constructor(private readonly servers: McpServerFactory) {}

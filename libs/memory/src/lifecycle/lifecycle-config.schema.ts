@@ -87,7 +87,10 @@ export const lifecycleConfigSchema = z
               .min(1)
               .max(64)
               .refine((w) => w.trim() === w && w.trim() !== '', { message: 'must be a word without spaces around it' })
-              .refine((w) => w.normalize('NFC') === w, { message: 'must be in Unicode NFC (composed) form' }),
+              .refine((w) => w.normalize('NFC') === w, { message: 'must be in Unicode NFC (composed) form' })
+              // Controls (a newline, a tab) and invisible spacing never match a message's words;
+              // the joiners ZWJ and ZWNJ stay allowed (Persian, emoji sequences).
+              .refine((w) => !/[\p{Cc}\u00ad\u200b\u2060\ufeff]/u.test(w), { message: 'must not contain control or invisible characters (newline, tab, zero-width space, soft hyphen)' }),
           )
           .max(500)
           .superRefine((words, ctx) => {
