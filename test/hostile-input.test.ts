@@ -175,6 +175,22 @@ describe('hostile input', () => {
     expect(JSON.parse(long.text).message).toContain('request line (URL)');
   });
 
+  it('a query parameter on a route that takes none is refused, naming it, not silently ignored', async () => {
+    const id = (await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'stray', content: 'stray parameters' }).expect(201)).body.id;
+    for (const [path, field] of [
+      ['/v1/memory/stats?category=fact', 'category'],
+      [`/v1/memory/${id}?include=history`, 'include'],
+      [`/v1/memory/${id}/history?limit=1`, 'limit'],
+    ]) {
+      const res = await t.http().get(path as string).set(asAgent(f)).expect(400);
+      expect(res.body.errors).toEqual([{ field, message: 'is not a known field here: this route takes no query parameters' }]);
+    }
+    await t.http().get(`/v1/memory/${id}`).set(asAgent(f)).expect(200);
+    // Routes with parameters still name an unknown one through their own schema.
+    const search = await t.http().get('/v1/memory/search?q=stray&limt=5').set(asAgent(f)).expect(400);
+    expect(search.body.errors).toEqual([{ field: 'limt', message: 'is not a known field here' }]);
+  });
+
   it('Authorization sent twice is a 400 naming it, not the first silently used (helper 30)', async () => {
     const res = await t.http().get('/v1/memory').set('Authorization', [asAgent(f).Authorization, 'Bearer emk_other'] as unknown as string).expect(400);
     expect(res.body).toMatchObject({ errors: [{ field: 'Authorization', message: 'must be sent once; the request has 2' }] });

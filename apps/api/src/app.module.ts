@@ -32,6 +32,7 @@ import { ServiceKeyAuthService } from './auth/service-key-auth.service';
 import { ServiceKeysController } from './service-keys/service-keys.controller';
 import { ServiceKeysService } from './service-keys/service-keys.service';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
+import { StrayQueryGuard } from './common/stray-query.guard';
 import { JsonBodyMiddleware } from './common/json-body.middleware';
 import { HealthController } from './health/health.controller';
 import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware';
@@ -145,6 +146,8 @@ export class AppModule implements NestModule {
         { provide: APP_GUARD, useClass: ApiAuthGuard },
         // After the auth guard: an authenticated request counts against its Mind Key or user.
         { provide: APP_GUARD, useClass: ThrottlerGuard },
+        // After both: a stray parameter is the caller's mistake once they may call at all.
+        { provide: APP_GUARD, useClass: StrayQueryGuard },
         { provide: APP_PIPE, useClass: ZodValidationPipe },
         { provide: APP_INTERCEPTOR, useClass: ZodSerializerInterceptor },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
