@@ -264,4 +264,34 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
       expect({ q, place: search.body.items.findIndex((m: { id: string }) => m.id === fact.body.id) }).toEqual({ q, place: 0 });
     }
   });
+
+  // A newcomer's: "Actually, it is 20mg now, not 10." said in a later chat shared no word with the
+  // drug it corrects; a search for the drug found only the old dose.
+  it('a correction naming only values is kept with the statement it corrects, found by its subject and ranked first', async () => {
+    const f = await createTenant(t, 'correction');
+    for (const content of ['I work as a nurse at the county hospital.', 'My doctor put me on atorvastatin 10mg for cholesterol.', 'I also take vitamin D every morning.', 'My sister lives in Porto.']) {
+      await post(f, 'monday', content);
+      clock.advance(MINUTE);
+    }
+    await settle(f);
+    clock.advance(24 * HOUR);
+    for (const content of ['I have a dentist appointment on Friday.', 'Actually, it is 20mg now, not 10.', 'We are planning a trip to Madrid in spring.']) {
+      await post(f, 'tuesday', content);
+      clock.advance(MINUTE);
+    }
+    await settle(f);
+    const correction = (await memories(f)).find((m) => m.content.includes('20mg'));
+    expect(correction?.content).toBe('user: Actually, it is 20mg now, not 10.\n(correcting: user: My doctor put me on atorvastatin 10mg for cholesterol.)');
+    const search = await t.http().get('/v1/memory/search').query({ q: 'atorvastatin' }).set(asAgent(f)).expect(200);
+    const order = search.body.items.map((m: { content: string }) => m.content.split('\n')[0]);
+    expect(order[0]).toBe('user: Actually, it is 20mg now, not 10.');
+    expect(order).toContain('user: My doctor put me on atorvastatin 10mg for cholesterol.');
+    const recall = await t.http().get('/v1/memory/recall').query({ q: 'what dose of atorvastatin do I take' }).set(asAgent(f)).expect(200);
+    expect(recall.text.indexOf('20mg now, not 10')).toBeGreaterThan(-1);
+    expect(recall.text.indexOf('20mg now, not 10')).toBeLessThan(recall.text.indexOf('user: My doctor put me on atorvastatin 10mg'));
+    // A correction that names its subject is left as said.
+    await post(f, 'tuesday', 'The dentist appointment is at 3pm, not 2pm.');
+    await settle(f);
+    expect((await memories(f)).find((m) => m.content.includes('3pm'))?.content).toBe('user: The dentist appointment is at 3pm, not 2pm.');
+  });
 });

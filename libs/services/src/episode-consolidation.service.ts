@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '@engram/config';
 import { MemoriesRepository, MessagesRepository, newId, type TenantTx } from '@engram/db';
 import { RequestEmbedder } from '@engram/embeddings';
-import { entryScore, episodeImportance, episodeMemory, repeatsMemory, withoutSpeakers, type ConsolidationTrigger, type ImportanceResult, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
+import { correctedLine, entryScore, episodeImportance, episodeMemory, repeatsMemory, subjectlessCorrection, withCorrectedLine, withoutSpeakers, type ConsolidationTrigger, type ImportanceResult, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
 import type { ConsolidationOutcome } from './conversation.types';
 import { FactConsolidation } from './fact-consolidation.service';
 import { HybridSearch } from './hybrid-search.service';
@@ -59,6 +59,23 @@ export class EpisodeConsolidation {
   }
 
   /**
+   * A message that corrects only a value ("Actually, it is 20mg now, not 10": libs/memory
+   * `subjectlessCorrection`) is kept with the line it corrects, the latest said before it that
+   * holds the old value (`correctedLine`): "(correcting: user: My doctor put me on atorvastatin
+   * 10mg …)". Alone it shared no word with its subject, and a search for "atorvastatin" found only
+   * the old dose (a newcomer's report); with it, both are found and, as variants of one statement,
+   * the correction comes first (the newest fact wins). Any other entry: its content unchanged.
+   */
+  private async withCorrected(tx: TenantTx, scope: MemoryScope, entry: SourcedStmEntry, config: LifecycleConfig): Promise<string> {
+    if (entry.message_ids.length !== 1) return entry.content;
+    const correction = subjectlessCorrection(withoutSpeakers(entry.content));
+    if (!correction) return entry.content;
+    const earlier = (await this.similar(tx, scope, correction.probes.join(' '), config)).filter((m) => m.occurred_at.getTime() <= entry.entered_at.getTime());
+    const line = correctedLine(earlier, correction);
+    return line ? withCorrectedLine(entry.content, line) : entry.content;
+  }
+
+  /**
    * STM → LTM (seed 000 `consolidate`): an existing memory of nearly the same words is reinforced
    * (MemoryWriter `reinforce`); otherwise a new episodic memory is written (libs/memory
    * `episodeMemory`: its compressed form, strength × 1.5, the messages as `source_refs`).
@@ -73,7 +90,8 @@ export class EpisodeConsolidation {
     const vector = this.embedder.local ? ((await this.embedder.tryEmbed([entry.content])).vectors[0] ?? null) : null;
     const first = entry.message_ids[0];
     const position = first ? await this.messages.position(tx, scope.mindId, conversationId, first) : null;
-    const input = { ...episodeMemory(entry, { mindId: scope.mindId, conversationId, writer: scope.writer, trigger, score: outcome.score, similar: candidates.map((c) => c.id), now, importance, position }), id: newId() };
+    const content = await this.withCorrected(tx, scope, entry, config);
+    const input = { ...episodeMemory({ ...entry, content }, { mindId: scope.mindId, conversationId, writer: scope.writer, trigger, score: outcome.score, similar: candidates.map((c) => c.id), now, importance, position }), id: newId() };
     const created = await this.writer.create(tx, input, config, scope.actor, { model: this.embedder.embedder.model, vector }, { consolidated: 'episode' });
     if (created) {
       const result: ConsolidationOutcome = { ...outcome, memory_id: created.id, key: created.key, status: 'created' };

@@ -16,6 +16,7 @@ export * from './encode';
 export * from './generalise';
 export * from './stm-step';
 export * from './episode-memory';
+export * from './correction';
 export * from './facts';
 export * from './plain-facts';
 export * from './facts-llm';
