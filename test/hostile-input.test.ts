@@ -191,6 +191,19 @@ describe('hostile input', () => {
     expect(search.body.errors).toEqual([{ field: 'limt', message: 'is not a known field here' }]);
   });
 
+  it('a method the path does not take is a 405 with Allow, not a 404 that reads "no such memory"', async () => {
+    const id = (await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'method', content: 'methods' }).expect(201)).body.id;
+    const patch = await t.http().patch(`/v1/memory/${id}`).set(asAgent(f)).send({ content: 'x' }).expect(405);
+    expect(patch.headers.allow).toBe('DELETE, GET, HEAD, PUT');
+    expect(patch.body).toMatchObject({ statusCode: 405, error: 'Method Not Allowed', message: 'method: PATCH is not allowed on this path; it takes DELETE, GET, HEAD, PUT' });
+    const put = await t.http().put('/v1/memory').set(asAgent(f)).send({}).expect(405);
+    expect(put.headers.allow).toBe('GET, HEAD, POST');
+    // A path nothing routes is still a 404; so is a memory that does not exist, by the right method.
+    await t.http().patch('/v1/nothing/here').set(asAgent(f)).expect(404);
+    await t.http().get('/v1/memory/01a2451a-4bf5-755b-a395-6c03d9467736').set(asAgent(f)).expect(404);
+    expect((await t.http().get(`/v1/memory/${id}`).set(asAgent(f)).expect(200)).body.content).toBe('methods');
+  });
+
   it('Authorization sent twice is a 400 naming it, not the first silently used (helper 30)', async () => {
     const res = await t.http().get('/v1/memory').set('Authorization', [asAgent(f).Authorization, 'Bearer emk_other'] as unknown as string).expect(400);
     expect(res.body).toMatchObject({ errors: [{ field: 'Authorization', message: 'must be sent once; the request has 2' }] });

@@ -14,6 +14,7 @@ import {
   pgErrorCode,
 } from '@engram/db';
 import { AppError, ERROR_STATUS, type FieldProblem } from '@engram/services';
+import { allowedMethods } from './method-not-allowed';
 import { zodProblems } from './zod-problems';
 
 /** Problems listed in one answer: enough to fix a request, not a wall of text for a hostile one. */
@@ -68,7 +69,8 @@ export function authChallenge(authorization: string | undefined): string {
  * Validation problems name the field; database constraint failures that slip past validation
  * become 4xx; an unreachable database, or a deadlock or serialization failure that outlived
  * TenantDb's retries, 503 with `Retry-After`; anything else is a 500. Stacks are logged for 5xx.
- * A 401 carries `WWW-Authenticate` ({@link authChallenge}).
+ * A 401 carries `WWW-Authenticate` ({@link authChallenge}); a path the API routes for other
+ * methods only answers 405 with `Allow` ({@link allowedMethods}).
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -78,13 +80,18 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<Request & { id?: string }>();
     const response = http.getResponse<Response>();
-    const body = this.toBody(exception, [request.body, request.query, request.params]);
+    const allowed = allowedMethods(exception, request);
+    const body =
+      allowed.length > 0
+        ? this.body(405, `method: ${request.method} is not allowed on this path; it takes ${allowed.join(', ')}`)
+        : this.toBody(exception, [request.body, request.query, request.params]);
     body.requestId = request.id === undefined ? undefined : String(request.id);
     if (body.statusCode >= 500) {
       this.logger.error({ err: exception, requestId: body.requestId }, body.message);
     }
     if (response.headersSent) return;
     if (body.statusCode === 503) response.setHeader('Retry-After', '5');
+    if (allowed.length > 0) response.setHeader('Allow', allowed.join(', '));
     if (body.statusCode === 401 && !response.hasHeader('WWW-Authenticate')) response.setHeader('WWW-Authenticate', authChallenge(request.headers.authorization));
     // A route may have set its own Content-Type (recall is text/plain) before failing.
     response.setHeader('Content-Type', 'application/json; charset=utf-8');
