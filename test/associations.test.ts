@@ -116,6 +116,22 @@ describe('associations: GET /v1/memory/:id/associations', () => {
     expect(list.map((l) => l.weight)).toEqual([...list.map((l) => l.weight)].sort((x, y) => y - x));
   });
 
+  // A newcomer's: texts with no word the embedder knows have a vector of zeros, whose cosine
+  // distance is NaN, and NaN passed the similarity floor: linked at weight 1 to unrelated memories.
+  it('never links a memory whose vector is all zeros similar_to anything', async () => {
+    const c = await createTenant(t, 'assoc-zero');
+    const items = [
+      { category: 'note', key: 'emoji', content: '🙂🙂🙂' },
+      { category: 'note', key: 'quantum', content: 'a totally distinct sentence about quantum chromodynamics' },
+      { category: 'note', key: 'dose', content: 'I take 10mg of lisinopril every morning' },
+    ];
+    const stored = (await t.http().post('/v1/memory/batch').set(asAgent(c)).send({ items }).expect(200)).body.items as { id: string; key: string }[];
+    await job.run(c.tenantId);
+    const emoji = stored.find((m) => m.key === 'emoji')!.id;
+    const similar = (await graph(c.tenantId)).filter((l) => l.relation === 'similar_to' && (l.memory_id === emoji || l.target_id === emoji));
+    expect(similar).toEqual([]);
+  });
+
   it('links neighbours of a temporal context: what came before precedes, what came after follows (1 / gap)', async () => {
     const middle = await links(ids.turn_two!);
     expect(linkTo(middle, 'turn_one')).toEqual([expect.objectContaining({ relation: 'precedes', weight: 1 })]);

@@ -171,6 +171,7 @@ from
         where
           rn <= $15
           and 1 - d >= $16::float8
+          and d <> 'NaN'::float8
         union all
         -- Equal positions (a message that arrived late with an earlier time, two imports of one
         -- place) are ordered by event time, then id, one position apart at most.

@@ -129,7 +129,9 @@ export class AssociationsRepository {
    * Builds the links of `sources` (memories of one mind), set-based, replacing the ones they had:
    *
    * - `similar_to`: the `per_relation` nearest memories of the mind by cosine similarity of their
-   *   vectors, at least `similar_min` (exactly in small minds, one pass over the mind's vectors for
+   *   vectors, at least `similar_min`, never through a vector of zeros (a text with no word the
+   *   embedder knows: "🙂🙂🙂"), whose cosine distance is NaN, which PostgreSQL orders above every
+   *   number: such memories were linked at weight 1 to unrelated ones (a newcomer's) (exactly in small minds, one pass over the mind's vectors for
    *   the whole batch; through the HNSW index per source in large ones, `vector_indexed`);
    * - `precedes` / `follows`: the nearest memory before and after in the same temporal context,
    *   weight 1 / gap in positions;
@@ -164,11 +166,11 @@ export class AssociationsRepository {
           select source, target, d, row_number() over (partition by source order by d, target desc) as rn from (
             select s.id as source, m.id as target, (s.v <=> m.v)::float8 as d
             from src_vectors s join mind_vectors m on m.id <> s.id) pairs) p
-        where rn <= ${a.per_relation} and 1 - d >= ${a.similar_min}::float8`
+        where rn <= ${a.per_relation} and 1 - d >= ${a.similar_min}::float8 and d <> 'NaN'::float8`
       : sql`
         select s.id as source, n.id as target, 'similar_to'::text as relation, 1 - n.score as weight, null::text as via
         from src s cross join lateral (${nearestSql(t, mindId, sql`s.embedding`, sql`id <> s.id`, a.per_relation, false, this.arithmetic)}) n
-        where s.embedding is not null and 1 - n.score >= ${a.similar_min}::float8`;
+        where s.embedding is not null and 1 - n.score >= ${a.similar_min}::float8 and n.score <> 'NaN'::float8`;
     // On Citus this is one router query on the tenant's shards only in this shape: tenant_id
     // taken from a co-located table's distribution column (the tenant's row, a primary-key
     // look-up; with the parameter the rows were gathered on the coordinator and sent to every
