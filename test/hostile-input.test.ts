@@ -208,13 +208,23 @@ describe('hostile input', () => {
     const res = await t.http().get('/v1/memory').set('Authorization', [asAgent(f).Authorization, 'Bearer emk_other'] as unknown as string).expect(400);
     expect(res.body).toMatchObject({ errors: [{ field: 'Authorization', message: 'must be sent once; the request has 2' }] });
     expect(res.text).not.toContain('emk_other');
+    // On every route, public ones too, and for the other headers that hold one value (helper 31's).
+    await t.http().get('/health/live').set('Authorization', ['Bearer x', 'Bearer y'] as unknown as string).expect(400);
+    const mind = await t.http().get('/v1/memory').set(asAgent(f)).set('X-Mind-Id', [f.mindId, f.mindId] as unknown as string).expect(400);
+    expect(mind.body.errors).toEqual([{ field: 'X-Mind-Id', message: 'must be sent once; the request has 2' }]);
+    expect(mind.headers['x-request-id']).toBe(mind.body.requestId);
   });
 
   it('every 401 carries a Bearer challenge saying why (RFC 6750 §3)', async () => {
     const none = await t.http().get('/v1/memory').expect(401);
     expect(none.headers['www-authenticate']).toBe('Bearer realm="engram"');
+    // Another scheme: no error code (RFC 6750 §3.1: an unsupported method is no credential at all).
     const basic = await t.http().get('/v1/memory').set('Authorization', 'Basic dXNlcjpwYXNz').expect(401);
-    expect(basic.headers['www-authenticate']).toBe('Bearer realm="engram", error="invalid_request"');
+    expect(basic.headers['www-authenticate']).toBe('Bearer realm="engram"');
+    for (const malformed of ['Bearer', 'Bearer a b']) {
+      const res = await t.http().get('/v1/memory').set('Authorization', malformed).expect(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="engram", error="invalid_request"');
+    }
     for (const token of ['emk_unknownunknownunknown', 'esk_unknownunknownunknown', 'not.a.jwt']) {
       const bad = await t.http().get('/v1/memory').set('Authorization', `Bearer ${token}`).expect(401);
       expect(bad.headers['www-authenticate']).toBe('Bearer realm="engram", error="invalid_token"');

@@ -164,9 +164,13 @@ describe('Prometheus /metrics', () => {
       try {
         const f = await createTenant(guarded, 'metrics-guarded');
         const refused = await guarded.http().get('/metrics').expect(401);
-        expect(refused.headers['www-authenticate']).toBe('Bearer');
+        expect(refused.headers['www-authenticate']).toBe('Bearer realm="engram"');
         expect(refused.body).toMatchObject({ statusCode: 401, error: 'Unauthorized', message: expect.stringContaining('METRICS_TOKEN') });
-        await guarded.http().get('/metrics').set('Authorization', `Bearer ${TOKEN}x`).expect(401);
+        const wrong = await guarded.http().get('/metrics').set('Authorization', `Bearer ${TOKEN}x`).expect(401);
+        expect(wrong.headers['www-authenticate']).toBe('Bearer realm="engram", error="invalid_token"');
+        // The right token sent beside a wrong one is no credential: which was meant is a guess (helper 31's).
+        const twice = await guarded.http().get('/metrics').set('Authorization', [`Bearer ${TOKEN}`, 'Bearer wrong'] as unknown as string).expect(400);
+        expect(twice.body.errors).toEqual([{ field: 'Authorization', message: 'must be sent once; the request has 2' }]);
         // A tenant's credentials are not the operator's.
         await guarded.http().get('/metrics').set('Authorization', `Bearer ${f.token}`).expect(401);
         await guarded.http().get('/metrics').set(asAgent(f)).expect(401);

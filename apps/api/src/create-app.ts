@@ -14,7 +14,7 @@ import { mountInspector } from './inspector/inspector';
 import { applyEdgeProtection } from './edge/edge-protection';
 import { API_ERROR_SCHEMA, API_ERROR_SCHEMA_NAME } from './common/api-docs';
 import { normalizeZodDtoTypeArrays } from './common/openapi-nullable';
-import { answerClientErrors, undecodable } from './edge/client-errors';
+import { answerClientErrors, repeatedHeader, undecodable } from './edge/client-errors';
 
 /**
  * Builds the API (not yet listening): URI versioning (`/v1/...`), JSON bodies (parsed by
@@ -35,16 +35,17 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   // A path or a query parameter that does not decode (`/v1/memory/%FF`, `?q=%FF`) fails inside
   // Express's router, before any Nest filter, or reaches the handler still encoded (qs keeps what
   // it cannot decode): answer it here in the API's error shape.
+  // So does a header that holds one value sent twice (`repeatedHeader`), on every route, public
+  // ones, /metrics and the admin pages included.
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const field = undecodable(req);
+    const repeated = repeatedHeader(req);
+    const field = repeated?.name ?? undecodable(req);
     if (field === undefined) return next();
-    res.status(400).json({
-      statusCode: 400,
-      error: 'Bad Request',
-      message: `${field}: is not valid percent-encoded UTF-8`,
-      errors: [{ field, message: 'is not valid percent-encoded UTF-8' }],
-      requestId: typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : randomUUID(),
-    });
+    const rule = repeated ? `must be sent once; the request has ${repeated.count}` : 'is not valid percent-encoded UTF-8';
+    const given = repeated?.name.toLowerCase() === 'x-request-id' ? undefined : req.headers['x-request-id'];
+    const requestId = typeof given === 'string' ? given : randomUUID();
+    res.setHeader('X-Request-Id', requestId);
+    res.status(400).json({ statusCode: 400, error: 'Bad Request', message: `${field}: ${rule}`, errors: [{ field, message: rule }], requestId });
   });
   answerClientErrors(app.getHttpServer() as Server);
   applyEdgeProtection(app, config);

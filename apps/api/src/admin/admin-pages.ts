@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Request, Response } from 'express';
+import { authChallenge } from '../auth/challenge';
 import type { ErrorBody } from '../common/all-exceptions.filter';
 
 /** Where the admin router is mounted; the cookie's Path and every link depend on it. */
@@ -29,7 +30,7 @@ export function adminRequestId(req: Request, res: Response): string {
 /** Answers in the API's error shape `{statusCode, error, message, requestId}`. */
 export function sendAdminError(req: Request, res: Response, statusCode: number, message: string): void {
   const body: ErrorBody = { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, requestId: adminRequestId(req, res) };
-  if (statusCode === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="engram-admin"');
+  if (statusCode === 401) res.setHeader('WWW-Authenticate', authChallenge(req.headers.authorization, 'engram-admin'));
   res.status(statusCode).type('application/json; charset=utf-8').json(body);
 }
 
@@ -44,7 +45,7 @@ function escapeHtml(text: string): string {
  */
 export function sendLoginPage(req: Request, res: Response, statusCode: number, message?: string): void {
   adminRequestId(req, res);
-  if (statusCode === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="engram-admin"');
+  if (statusCode === 401) res.setHeader('WWW-Authenticate', authChallenge(req.headers.authorization, 'engram-admin'));
   res.setHeader('Content-Security-Policy', PAGE_CSP);
   res.setHeader('Cache-Control', 'no-store');
   const notice = message ? `<p class="notice" role="alert">${escapeHtml(message)}</p>` : '';

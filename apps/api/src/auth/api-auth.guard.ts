@@ -36,8 +36,9 @@ function credentialsProblem(header: string | undefined): string {
  * Routes marked {@link UsersOnly} refuse Mind Keys with 403 and check the user's role; a
  * service key may use only routes marked {@link ServiceKeyScopeNeeded}, and needs that scope.
  *
- * Errors: 400 for Authorization sent more than once; 401 for a missing, malformed, expired,
- * revoked or unknown credential; 403 for a valid credential that may not use the route.
+ * Errors: 401 for a missing, malformed, expired, revoked or unknown credential; 403 for a valid
+ * credential that may not use the route (Authorization sent twice never reaches it: a 400,
+ * edge/client-errors `repeatedHeader`).
  */
 @Injectable()
 export class ApiAuthGuard extends AuthGuard('jwt') {
@@ -54,10 +55,6 @@ export class ApiAuthGuard extends AuthGuard('jwt') {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
 
     const request = context.switchToHttp().getRequest<Request & { user?: Principal }>();
-    // Node keeps the first of repeated Authorization headers and drops the rest silently: which
-    // credential a request meant would be a guess (RFC 6750 §3.1: a repeated parameter is a 400).
-    const sent = request.rawHeaders.filter((_, i) => i % 2 === 0 && request.rawHeaders[i]?.toLowerCase() === 'authorization').length;
-    if (sent > 1) throw AppError.badField('Authorization', `must be sent once; the request has ${sent}`);
     const token = bearerToken(request);
     if (!token) throw new AppError('unauthorized', credentialsProblem(request.headers.authorization));
     if (looksLikeMindKey(token)) {

@@ -14,6 +14,7 @@ import {
   pgErrorCode,
 } from '@engram/db';
 import { AppError, ERROR_STATUS, type FieldProblem } from '@engram/services';
+import { authChallenge } from '../auth/challenge';
 import { allowedMethods } from './method-not-allowed';
 import { zodProblems } from './zod-problems';
 
@@ -50,18 +51,6 @@ function failingHealthChecks(response: unknown): string | undefined {
   const result = response as { status?: unknown; error?: Record<string, { status?: unknown }> } | null;
   if (typeof result !== 'object' || result === null || result.status !== 'error' || typeof result.error !== 'object') return undefined;
   return Object.entries(result.error ?? {}).map(([name, check]) => `${name} ${String(check?.status)}`).join(', ');
-}
-
-/**
- * The challenge a 401 carries (RFC 7235 §3.1 requires one; RFC 6750 §3 gives its form): the
- * Bearer scheme, and why the credentials sent were refused: `invalid_token` for a Bearer token
- * that is unknown, expired, revoked or malformed, `invalid_request` for another scheme or a
- * malformed header; no error for a request that sent none.
- */
-export function authChallenge(authorization: string | undefined): string {
-  const realm = 'Bearer realm="engram"';
-  if (!authorization?.trim()) return realm;
-  return `${realm}, error="${/^Bearer\s+\S+\s*$/i.test(authorization) ? 'invalid_token' : 'invalid_request'}"`;
 }
 
 /**

@@ -30,6 +30,28 @@ export function undecodable(req: Request): string | undefined {
   return undefined;
 }
 
+/**
+ * Headers that hold one value: Node keeps the first of repeated `Authorization` and
+ * `Content-Type` and drops the rest silently, and joins repeated `X-Mind-Id` with ", " (read as a
+ * malformed id); which one the client meant would be a guess (RFC 9110 §5.3; RFC 6750 §3.1
+ * calls a repeated credential a malformed request).
+ */
+const SINGLE_VALUED = ['authorization', 'content-type', 'content-encoding', 'x-mind-id', 'x-request-id'];
+
+/** The first single-valued header the request repeats, as sent, with how many times; undefined when none is. */
+export function repeatedHeader(req: Request): { name: string; count: number } | undefined {
+  const counts = new Map<string, { name: string; count: number }>();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const raw = req.rawHeaders[i] as string;
+    const lower = raw.toLowerCase();
+    if (!SINGLE_VALUED.includes(lower)) continue;
+    const seen = counts.get(lower);
+    if (seen) seen.count += 1;
+    else counts.set(lower, { name: raw, count: 1 });
+  }
+  return [...counts.values()].find((h) => h.count > 1);
+}
+
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 413: 'Payload Too Large', 431: 'Request Header Fields Too Large' };
 
 /**

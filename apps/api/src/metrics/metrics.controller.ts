@@ -1,5 +1,6 @@
 import { Controller, Get, Headers, Inject, Res, VERSION_NEUTRAL } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { authChallenge } from '../auth/challenge';
 import type { Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@engram/config';
 import { EngramMetrics, bearerMatches } from '@engram/metrics';
@@ -35,7 +36,7 @@ export class MetricsController {
   async scrape(@Headers('authorization') authorization: string | undefined, @Res() res: Response): Promise<void> {
     const token = this.config.METRICS_TOKEN;
     if (token && !bearerMatches(authorization, token)) {
-      res.setHeader('WWW-Authenticate', 'Bearer');
+      res.setHeader('WWW-Authenticate', authChallenge(authorization));
       throw new AppError('unauthorized', 'this endpoint needs Authorization: Bearer <METRICS_TOKEN>');
     }
     const { contentType, body } = await this.metrics.scrape();
