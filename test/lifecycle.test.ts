@@ -46,8 +46,9 @@ describe('memory lifecycle through the API (seed 001)', () => {
     const padded = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ importance: { keywords: [' urgent ', 'cafe\u0301'] } }).expect(400);
     expect(padded.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['importance.keywords.0', 'importance.keywords.1']);
     // Helper 30's: an inner newline or a zero-width space never matches a message either.
-    const hidden = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ importance: { keywords: ['due\ndate', 'ur\u200bgent', 'نمی\u200cخواهم'] } }).expect(400);
-    expect(hidden.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['importance.keywords.0', 'importance.keywords.1']);
+    const hidden = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ importance: { keywords: ['due\ndate', 'ur\u200bgent', 'نمی\u200cخواهم', '\u200d', 'a\u202eb', 'x\u2028y', '\u3164', '👨\u200d👩\u200d👧'] } }).expect(400);
+    // Helper 31's: a joiner alone, a bidirectional override, a line separator, a Hangul filler too.
+    expect(hidden.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['importance.keywords.0', 'importance.keywords.1', 'importance.keywords.3', 'importance.keywords.4', 'importance.keywords.5', 'importance.keywords.6']);
     // A setting of an earlier version is named, with what replaced it.
     const probes = await t.http().patch('/v1/tenant/settings/lifecycle').set(owner()).send({ retrieval: { probes: 10 } }).expect(400);
     expect(probes.body.errors).toEqual([{ field: 'retrieval.probes', message: expect.stringContaining('retrieval.ef_search') }]);

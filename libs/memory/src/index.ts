@@ -1,6 +1,7 @@
 export * from './memory.constants';
 export * from './provenance';
 export * from './tags';
+export * from './visible-text';
 export * from './duration';
 export * from './content-hash';
 export * from './cjk';

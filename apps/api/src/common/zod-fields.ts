@@ -1,15 +1,11 @@
 import { z } from 'zod';
+import { INVISIBLE, NOT_ONE_LINE, hasVisibleText } from '@engram/memory';
+
+export { INVISIBLE_CHARACTERS, NOT_ONE_LINE, hasVisibleText } from '@engram/memory';
 
 // Field rules shared by the request schemas. Messages state the rule; the API answers
 // `<field>: <message>`.
 
-/**
- * What breaks a one-line value: control characters, the Unicode line and paragraph separators
- * (U+2028, U+2029: a line break to anything that renders Unicode, e.g. a recall read by a
- * model) and the bidirectional embeddings, overrides and isolates (U+202A-U+202E,
- * U+2066-U+2069: text that displays in another order than it reads, "Trojan Source").
- */
-export const NOT_ONE_LINE = /[\p{Cc}\p{Zl}\p{Zp}\u202A-\u202E\u2066-\u2069]/u;
 const EARLIEST = Date.parse('0001-01-01T00:00:00Z');
 const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
 
@@ -26,25 +22,6 @@ export const isoDateTime = z
     { message: 'must be between 0001-01-01 and 9999-12-31' },
   );
 
-/**
- * The characters that show nothing, as a regex character class (written with `\uXXXX` escapes
- * so that a JSON Schema pattern can carry it too): white space, controls, the format characters
- * of the Basic Multilingual Plane (zero-width space and joiners, bidirectional marks, U+FEFF),
- * the Hangul fillers, the blank Braille pattern, the combining grapheme joiner and the variation
- * selectors. Content of these alone was stored and shown as a blank entry (a newcomer's reports:
- * `"\u200b\u200b"`, then `"\u3164"`).
- */
-export const INVISIBLE_CHARACTERS =
-  '\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890\\u0891\\u08e2\\u115f\\u1160\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\u2800\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff9-\\ufffb';
-// Beyond the class: a combining mark has no letter of its own to show ("\u0301" alone), and the
-// format characters outside the Basic Multilingual Plane (the tag characters U+E0020-U+E007F) show
-// nothing either (a newcomer's report). `\p{}` needs the `u` flag a JSON Schema pattern may lack,
-// so the MCP tools' advertised pattern keeps the class alone; their handlers check with this.
-const VISIBLE = new RegExp(`[^${INVISIBLE_CHARACTERS}\\p{M}\\p{Cf}]`, 'u');
-
-/** Whether a text has anything to read: a character outside {@link INVISIBLE_CHARACTERS}, not a combining mark nor a format character. */
-export const hasVisibleText = (s: string): boolean => VISIBLE.test(s);
-
 /** Length in characters as people count them (code points, not UTF-16 units). */
 export const charLength = (s: string): number => [...s].length;
 
@@ -59,9 +36,6 @@ export function oneLine(max: number) {
     .refine((s) => charLength(s) <= max, { message: `must be at most ${max} characters` })
     .refine((s) => !NOT_ONE_LINE.test(s), { message: 'must be one line without control characters' });
 }
-
-/** Characters that show as nothing inside a word. */
-const INVISIBLE = /[\u00ad\u200b\u2060\ufeff]/;
 
 /** A tag: 1..max characters (composed), no commas (they separate tags in recall), no control or invisible characters. */
 export function tagText(max: number) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { FactWeights } from './facts';
+import { INVISIBLE, NOT_ONE_LINE, hasVisibleText } from '../visible-text';
 
 /**
  * The shape and bounds of every lifecycle parameter (docs/design.md §4-§5), and the rules between them
@@ -88,9 +89,13 @@ export const lifecycleConfigSchema = z
               .max(64)
               .refine((w) => w.trim() === w && w.trim() !== '', { message: 'must be a word without spaces around it' })
               .refine((w) => w.normalize('NFC') === w, { message: 'must be in Unicode NFC (composed) form' })
-              // Controls (a newline, a tab) and invisible spacing never match a message's words;
-              // the joiners ZWJ and ZWNJ stay allowed (Persian, emoji sequences).
-              .refine((w) => !/[\p{Cc}\u00ad\u200b\u2060\ufeff]/u.test(w), { message: 'must not contain control or invisible characters (newline, tab, zero-width space, soft hyphen)' }),
+              // The rules of a tag (visible-text): controls, line breaks, bidirectional overrides and
+              // invisible spacing never match a message's words; the joiners ZWJ and ZWNJ stay
+              // allowed inside a word (Persian, emoji sequences), not alone.
+              .refine(hasVisibleText, { message: 'must have a visible character' })
+              .refine((w) => !NOT_ONE_LINE.test(w) && !INVISIBLE.test(w), {
+                message: 'must not contain control, line-breaking, bidirectional or invisible characters (newline, tab, zero-width space, soft hyphen)',
+              }),
           )
           .max(500)
           .superRefine((words, ctx) => {
