@@ -46,6 +46,22 @@ describe('accesses written behind, in process', () => {
     expect((await stored(t.db, id)).access_count).toBe(4);
   });
 
+  // Helper 31's: three `curl -I` raised access_count by three and reinforced the memory; a
+  // monitor or a link checker would keep memories from fading.
+  it('a HEAD request reads without an access: by id, search and recall', async () => {
+    const id = await remember(t, a, 'lamp', 'The desk lamp needs a new bulb');
+    for (let i = 0; i < 3; i++) {
+      await t.http().head(`/v1/memory/${id}`).set(asAgent(a)).expect(200);
+      await t.http().head('/v1/memory/search?q=desk+lamp+bulb').set(asAgent(a)).expect(200);
+      await t.http().head('/v1/memory/recall?q=desk+lamp').set(asAgent(a)).expect(200);
+    }
+    await t.http().head('/v1/memory/01a2451a-4bf5-755b-a395-6c03d9467736').set(asAgent(a)).expect(404);
+    expect((await t.http().get(`/v1/memory/${id}/retention`).set(asAgent(a)).expect(200)).body.access_count).toBe(0);
+    expect((await t.http().get(`/v1/memory/${id}`).set(asAgent(a)).expect(200)).body.access_count).toBe(1);
+    await t.app.get(AccessRecorder).flush();
+    expect((await stored(t.db, id)).access_count).toBe(1);
+  });
+
   it('recall entries are accesses; an export writes what waits first', async () => {
     const id = await remember(t, a, 'color', 'The user likes green tea');
     await t.http().get('/v1/memory/recall?q=green+tea').set(asAgent(a)).expect(200);

@@ -8,6 +8,11 @@ export interface MemoryScope {
   /** `user` for a person (JWT), `agent` for a Mind Key or a background job (seed 002 "소스"). */
   writer: WriterKind;
   actor: Actor;
+  /**
+   * True for a request that only looks (HTTP HEAD: a monitor, a link checker): its reads are not
+   * accesses (docs/design.md §5.5), so they neither count nor reinforce. Absent: false.
+   */
+  looksOnly?: boolean;
 }
 
 /** The scope of background work on a mind: the system acts, as the mind's agent. */

@@ -66,13 +66,17 @@ export class MemoryReadService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** One memory, after recording this read as an access. @throws AppError 404 */
+  /** One memory, after recording this read as an access (not for a request that only looks: HEAD). @throws AppError 404 */
   async get(scope: MemoryScope, id: string) {
     const config = await this.settings.forTenant(scope.tenantId);
     const [row] = await this.tenantDb.run(
       scope.tenantId,
       async (tx) => {
         await this.minds.require(tx, scope);
+        if (scope.looksOnly) {
+          const found = await this.memories.findById(tx, scope.mindId, id);
+          return found ? this.accesses.seen(scope.tenantId, [found], config) : [];
+        }
         return this.accesses.access(tx, scope.mindId, [id], this.clock.now(), config);
       },
       { durable: false },
@@ -129,7 +133,7 @@ export class MemoryReadService {
       async (tx) => {
         // A Mind Key proved its mind exists; an X-Mind-Id header is checked only if nothing is
         // found (a foreign or missing mind finds nothing, and must answer 404).
-        const found = await this.hybrid.search(tx, scope.mindId, { q: query.q, mode: query.mode, vector, filter, limit: query.limit }, config);
+        const found = await this.hybrid.search(tx, scope.mindId, { q: query.q, mode: query.mode, vector, filter, limit: query.limit }, config, { access: !scope.looksOnly });
         if (found.length === 0 && scope.actor.type !== 'mind_key') await this.minds.require(tx, scope);
         return found;
       },
@@ -245,7 +249,7 @@ export class MemoryReadService {
           throw AppError.badField('max_tokens', `must be at least ${packed.tokens}, the size of this mind's recall header`);
         }
         const shown = packed.entries as MemoryRow[];
-        await this.accesses.access(tx, scope.mindId, shown.map((r) => r.id), now, config, { rows: shown });
+        if (!scope.looksOnly) await this.accesses.access(tx, scope.mindId, shown.map((r) => r.id), now, config, { rows: shown });
         return { text: packed.text, tokens: 'tokens' in packed ? packed.tokens : countTokens(packed.text), entries: shown.length };
       },
       { durable: false },

@@ -56,5 +56,7 @@ export function memoryScopeOf(principal: Principal, header: string | string[] | 
 
 export const CurrentMemoryScope = createParamDecorator((_: unknown, ctx: ExecutionContext): MemoryScope => {
   const request = ctx.switchToHttp().getRequest<Request & { user: Principal }>();
-  return memoryScopeOf(request.user, request.headers[MIND_HEADER]);
+  const scope = memoryScopeOf(request.user, request.headers[MIND_HEADER]);
+  // Express answers HEAD with the GET handler: a HEAD reads what a GET would, without the access.
+  return request.method === 'HEAD' ? { ...scope, looksOnly: true } : scope;
 });
