@@ -90,7 +90,9 @@ export class AppModule implements NestModule {
               res.setHeader('X-Request-Id', id);
               return id;
             },
-            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            // Every header that can carry a credential (helper 31: Proxy-Authorization and X-Api-Key
+            // were logged in clear at debug), and what the answer sets.
+            redact: ['req.headers.authorization', 'req.headers["proxy-authorization"]', 'req.headers["x-api-key"]', 'req.headers.cookie', 'res.headers["set-cookie"]'],
             // A request's line names it, not its headers (a newcomer: every 4xx logged all of
             // them at warn); `debug` and `trace` keep pino's full request and response, redacted.
             ...(config.LOG_LEVEL === 'debug' || config.LOG_LEVEL === 'trace'

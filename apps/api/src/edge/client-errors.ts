@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { Logger } from '@nestjs/common';
 import type { Request } from 'express';
+
+const logger = new Logger('HTTP');
 
 const decodes = (text: string): boolean => {
   try {
@@ -78,8 +81,9 @@ export function answerClientErrors(server: Server): void {
             ? 'body: chunk extensions are too long'
             : 'request: is not valid HTTP/1.1';
     // The request's own X-Request-Id is past reading (its headers are what failed): a new one, in
-    // the header as on every other answer.
+    // the header as on every other answer, and in the log as the API's 4xx are (helper 31's).
     const requestId = randomUUID();
+    logger.warn(`request refused by the HTTP parser: ${status} ${REASONS[status]} (${error.code ?? 'no code'}); requestId ${requestId}`);
     const body = JSON.stringify({ statusCode: status, error: REASONS[status], message, requestId });
     socket.end(
       `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
