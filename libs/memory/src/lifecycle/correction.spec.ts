@@ -3,7 +3,7 @@ import { CORRECTED_QUOTE_MAX, correctedLine, subjectlessCorrection, withCorrecte
 
 describe('subjectlessCorrection', () => {
   it.each([
-    ['Actually, it is 20mg now, not 10.', ['10', '10mg']],
+    ['Actually, it is 20mg now, not 10.', ['10mg', '10']],
     ["No, it's 20mg, not 10mg!", ['10mg']],
     ['Sorry, I meant 40, not 14', ['14']],
     ['Make that 7:30, not 7:45.', ['7:45']],
@@ -36,6 +36,18 @@ describe('correctedLine', () => {
       correction,
     );
     expect(line).toBe('user: My doctor put me on atorvastatin 10mg for cholesterol.');
+  });
+
+  it('prefers the old value with its unit: ten cats said later are not the dose', () => {
+    const line = correctedLine(
+      [
+        { content: 'user: My doctor put me on atorvastatin 10mg for cholesterol.', occurred_at: at('2026-11-01') },
+        { content: 'user: We now have 10 cats at home.', occurred_at: at('2026-11-15') },
+      ],
+      correction,
+    );
+    expect(line).toBe('user: My doctor put me on atorvastatin 10mg for cholesterol.');
+    expect(correctedLine([{ content: 'user: We now have 10 cats at home.', occurred_at: at('2026-11-15') }], correction)).toBe('user: We now have 10 cats at home.');
   });
 
   it('reads a time or a date as one value', () => {

@@ -10,7 +10,7 @@ const UNIT = /\p{N}([\p{L}%]+)$/u;
 /** A correction that names only values: the old value, and the words that would hold it where it was said. */
 export interface SubjectlessCorrection {
   oldValue: string;
-  /** Lower-case words to look for: the old value, and with the new value's unit when it has none ("10" → "10", "10mg"). */
+  /** Lower-case words to look for, the most specific first: the old value with the new value's unit when it has none, then as said ("10" → "10mg", "10"). */
   probes: string[];
 }
 
@@ -31,8 +31,9 @@ export function subjectlessCorrection(text: string): SubjectlessCorrection | nul
   const before = text.slice(0, match.index);
   const newValue = (before.match(/[\p{L}\p{N}]*\p{N}[\p{L}\p{N}%]*/gu) ?? []).at(-1);
   const unit = newValue ? UNIT.exec(newValue)?.[1] : undefined;
+  // The most specific first: "10mg" names the dose where "10" may be ten cats.
   const probes = [oldValue.toLowerCase()];
-  if (unit && !UNIT.test(oldValue)) probes.push(`${oldValue}${unit}`.toLowerCase());
+  if (unit && !UNIT.test(oldValue)) probes.unshift(`${oldValue}${unit}`.toLowerCase());
   return { oldValue, probes };
 }
 
@@ -41,16 +42,21 @@ export const CORRECTED_QUOTE_MAX = 300;
 
 /**
  * The line a subjectless correction corrects: of `earlier` (memories said before it, any order),
- * the latest whose content holds one of the probes as a whole word ("10" is not in "10mg" nor "100"), and of it the first line that does
+ * the latest whose content holds the most specific probe any of them holds, as a whole word
+ * ("10" is not in "10mg" nor "100"; "10mg" is looked for before "10"), and of it the first line that does
  * (a chunk holds several messages), shortened to {@link CORRECTED_QUOTE_MAX} characters at a word.
  * Undefined when none holds one.
  */
 export function correctedLine(earlier: readonly { content: string; occurred_at: Date }[], correction: SubjectlessCorrection): string | undefined {
   // As whole words, by pattern: "7:45" or "2027-03-13" are several of contentWords' words.
-  const probes = correction.probes.map((p) => new RegExp(`(?<![\\p{L}\\p{N}])${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'iu'));
-  const holds = (text: string) => probes.some((p) => p.test(text));
-  const latest = [...earlier].filter((m) => holds(m.content)).sort((a, b) => b.occurred_at.getTime() - a.occurred_at.getTime())[0];
-  const line = latest?.content.split('\n').find(holds)?.trim();
+  const newestFirst = [...earlier].sort((a, b) => b.occurred_at.getTime() - a.occurred_at.getTime());
+  let line: string | undefined;
+  // The most specific probe that anything holds decides ("10mg" before "10").
+  for (const probe of correction.probes) {
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${probe.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'iu');
+    line = newestFirst.find((m) => pattern.test(m.content))?.content.split('\n').find((l) => pattern.test(l))?.trim();
+    if (line) break;
+  }
   if (!line) return undefined;
   if (line.length <= CORRECTED_QUOTE_MAX) return line;
   const cut = line.slice(0, CORRECTED_QUOTE_MAX);
