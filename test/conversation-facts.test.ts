@@ -294,4 +294,16 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
     await settle(f);
     expect((await memories(f)).find((m) => m.content.includes('3pm'))?.content).toBe('user: The dentist appointment is at 3pm, not 2pm.');
   });
+
+  // Helper 32's: an emoji cut in half at the gist's 240 characters made the episode's payload
+  // invalid JSON; /end answered 500 for good, and the tenant's sleep cycle failed every 5 minutes.
+  it('a message with an emoji where its gist is cut consolidates', async () => {
+    const f = await createTenant(t, 'emoji-cut');
+    for (const offset of [228, 229, 230, 231]) {
+      await post(f, `emoji-${offset}`, `${'I really love my garden, '.repeat(20).slice(0, offset)}${'😀'.repeat(12)} and the roses that grow there every summer`);
+      clock.advance(MINUTE);
+      const ended = await t.http().post(`/v1/conversations/emoji-${offset}/end`).set(asAgent(f)).expect(200);
+      expect(ended.body.consolidated).toHaveLength(1);
+    }
+  });
 });

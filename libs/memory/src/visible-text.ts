@@ -32,3 +32,14 @@ export const hasVisibleText = (s: string): boolean => VISIBLE.test(s);
 
 /** Characters that show as nothing inside a word. */
 export const INVISIBLE = /[\u00ad\u200b\u2060\ufeff]/;
+
+/**
+ * `text` cut to at most `max` UTF-16 units without splitting a surrogate pair: a lone half is
+ * invalid in PostgreSQL's text and JSON ("Unicode low surrogate must follow a high surrogate"), and
+ * an emoji cut in two at a conversation's gist failed its consolidation for good (helper 32's).
+ */
+export function cutUnits(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}

@@ -1,3 +1,6 @@
+import fc from 'fast-check';
+import { cutUnits } from '../visible-text';
+import { compressEpisode } from './episodic';
 import { episodeKey, episodeMemory, fitContent } from './episode-memory';
 import type { SourcedStmEntry } from './stm-step';
 
@@ -51,5 +54,25 @@ describe('the episode an STM entry consolidates into (seed 000)', () => {
     const fitted = fitContent('é'.repeat(20_000));
     expect(Buffer.byteLength(fitted, 'utf8')).toBeLessThanOrEqual(32 * 1024);
     expect(fitted.endsWith('…')).toBe(true);
+  });
+});
+
+describe('no text of an episode holds half an emoji (helper 32: a cut gist failed the consolidation for good)', () => {
+  const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  it('the gist is cut between characters, wherever the emoji fall (property)', () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 260 }), fc.nat({ max: 30 }), fc.string({ unit: 'grapheme', maxLength: 60 }), (before, emoji, after) => {
+        const text = `${'a'.repeat(before)}${'😀'.repeat(emoji)} ${after}`;
+        expect(LONE.test(compressEpisode(text).gist)).toBe(false);
+      }),
+      { numRuns: 500 },
+    );
+    expect(compressEpisode(`${'a'.repeat(228)}${'😀'.repeat(12)} and more words`).gist).toMatch(/😀…$/);
+  });
+
+  it('a cut is never inside a surrogate pair', () => {
+    expect(cutUnits('ab😀', 3)).toBe('ab');
+    expect(cutUnits('ab😀', 4)).toBe('ab😀');
+    expect(cutUnits('abc', 10)).toBe('abc');
   });
 });

@@ -8,6 +8,7 @@ import { givesInstruction } from './remember-request';
 import { contentWords } from './similarity';
 import { withoutSpeakers } from './stm';
 import type { SourcedStmEntry } from './stm-step';
+import { cutUnits } from '../visible-text';
 
 /** Text cut to a memory's content limit (32 KiB of UTF-8) on a character boundary, marked with an ellipsis. */
 export function fitContent(text: string): string {
@@ -61,7 +62,7 @@ export function episodeMemory(
     // A speaker's name can push a 32 KiB message past a memory's limit: the raw message stays
     // in the log (source_refs) whole.
     content: fitContent(entry.content),
-    tags: entry.speaker ? [entry.speaker.replace(/,/g, ' ').slice(0, 64)] : [],
+    tags: entry.speaker ? [cutUnits(entry.speaker.replace(/,/g, ' '), 64)] : [],
     provenance: provenanceOf(ctx.writer, undefined),
     occurredAt: entry.entered_at,
     // Said again while in STM: the repetition is the entry's latest statement (the newest fact wins).
@@ -70,7 +71,7 @@ export function episodeMemory(
     memoryType: 'episodic',
     // The newest 100 (a memory's limit): a chunk rehearsed many times holds more; the log keeps them all.
     sourceRefs: entry.message_ids.slice(-100),
-    temporalContext: `conversation ${ctx.conversationId}`.slice(0, 255),
+    temporalContext: cutUnits(`conversation ${ctx.conversationId}`, 255),
     temporalPosition: ctx.position ?? null,
     payload: episodicPayload({
       content: entry.content,

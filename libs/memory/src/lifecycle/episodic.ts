@@ -1,5 +1,6 @@
 import { emotionalEncoding, type EmotionalEncoding } from './emotion';
 import { utilitySignal } from './consolidation';
+import { cutUnits } from '../visible-text';
 
 /** Seed 000 episode compression: the gist and what to keep of the rest. */
 export interface CompressedEpisode {
@@ -48,7 +49,7 @@ export function compressEpisode(text: string): CompressedEpisode {
   const all = sentences(text);
   const ranked = [...all].sort((a, b) => utilitySignal(b) + b.length / 1000 - (utilitySignal(a) + a.length / 1000));
   const gistSource = ranked[0] ?? text;
-  const gist = gistSource.length > GIST_MAX ? `${gistSource.slice(0, GIST_MAX - 1)}…` : gistSource;
+  const gist = gistSource.length > GIST_MAX ? `${cutUnits(gistSource, GIST_MAX - 1)}…` : gistSource;
   const key_moments = all.filter((s) => utilitySignal(s) >= 0.3).slice(0, 5);
   const emotional_peaks = all
     .map((s) => ({ s, w: emotionalEncoding(s).weight }))
