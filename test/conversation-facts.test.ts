@@ -289,6 +289,17 @@ describe('a conversation keeps the facts that matter (issue 15)', () => {
     const recall = await t.http().get('/v1/memory/recall').query({ q: 'what dose of atorvastatin do I take' }).set(asAgent(f)).expect(200);
     expect(recall.text.indexOf('20mg now, not 10')).toBeGreaterThan(-1);
     expect(recall.text.indexOf('20mg now, not 10')).toBeLessThan(recall.text.indexOf('user: My doctor put me on atorvastatin 10mg'));
+    // Its vector holds what it corrects: found by meaning alone too (helper 32's).
+    const byVector = await t.http().get('/v1/memory/search').query({ q: 'atorvastatin', mode: 'vector' }).set(asAgent(f)).expect(200);
+    expect(byVector.body.items.map((m: { content: string }) => m.content.split('\n')[0])).toContain('user: Actually, it is 20mg now, not 10.');
+    // Corrected again: the second correction keeps the drug, and comes first.
+    clock.advance(HOUR);
+    await post(f, 'wednesday', 'Actually, it is 40mg now, not 20.');
+    await settle(f);
+    const again = await t.http().get('/v1/memory/search').query({ q: 'atorvastatin' }).set(asAgent(f)).expect(200);
+    expect(again.body.items[0].content).toBe(
+      'user: Actually, it is 40mg now, not 20.\n(correcting: user: Actually, it is 20mg now, not 10.)\n(correcting: user: My doctor put me on atorvastatin 10mg for cholesterol.)',
+    );
     // A correction that names its subject is left as said.
     await post(f, 'tuesday', 'The dentist appointment is at 3pm, not 2pm.');
     await settle(f);

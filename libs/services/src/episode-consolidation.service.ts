@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '@engram/config';
 import { MemoriesRepository, MessagesRepository, newId, type TenantTx } from '@engram/db';
 import { RequestEmbedder } from '@engram/embeddings';
-import { correctedLine, entryScore, episodeImportance, episodeMemory, repeatsMemory, subjectlessCorrection, withCorrectedLine, withoutSpeakers, type ConsolidationTrigger, type ImportanceResult, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
+import { correctedLines, entryScore, episodeImportance, episodeMemory, repeatsMemory, subjectlessCorrection, withCorrectedLines, withoutSpeakers, type ConsolidationTrigger, type ImportanceResult, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
 import type { ConsolidationOutcome } from './conversation.types';
 import { FactConsolidation } from './fact-consolidation.service';
 import { HybridSearch } from './hybrid-search.service';
@@ -61,7 +61,7 @@ export class EpisodeConsolidation {
   /**
    * A message that corrects only a value ("Actually, it is 20mg now, not 10": libs/memory
    * `subjectlessCorrection`) is kept with the line it corrects, the latest said before it that
-   * holds the old value (`correctedLine`): "(correcting: user: My doctor put me on atorvastatin
+   * holds the old value, and what that line itself corrected (`correctedLines`): "(correcting: user: My doctor put me on atorvastatin
    * 10mg …)". Alone it shared no word with its subject, and a search for "atorvastatin" found only
    * the old dose (a newcomer's report); with it, both are found and, as variants of one statement,
    * the correction comes first (the newest fact wins). Any other entry: its content unchanged.
@@ -71,8 +71,7 @@ export class EpisodeConsolidation {
     const correction = subjectlessCorrection(withoutSpeakers(entry.content));
     if (!correction) return entry.content;
     const earlier = (await this.similar(tx, scope, correction.probes.join(' '), config)).filter((m) => m.occurred_at.getTime() <= entry.entered_at.getTime());
-    const line = correctedLine(earlier, correction);
-    return line ? withCorrectedLine(entry.content, line) : entry.content;
+    return withCorrectedLines(entry.content, correctedLines(earlier, correction));
   }
 
   /**
@@ -86,11 +85,12 @@ export class EpisodeConsolidation {
     const importance = episodeImportance(entry, trigger, config);
     const { candidates, near } = await this.reinforceRepeated(tx, scope, entry.content, entry.message_ids, importance, config, entry.last_rehearsed_at);
     if (near) return { ...outcome, memory_id: near.id, key: near.key, status: 'reinforced' };
-    // A local embedder costs nothing here; a remote one is left to the backfill, outside this transaction.
-    const vector = this.embedder.local ? ((await this.embedder.tryEmbed([entry.content])).vectors[0] ?? null) : null;
+    const content = await this.withCorrected(tx, scope, entry, config);
+    // A local embedder costs nothing here; a remote one is left to the backfill, outside this
+    // transaction. The content as stored: a correction's vector holds what it corrects (helper 32's).
+    const vector = this.embedder.local ? ((await this.embedder.tryEmbed([content])).vectors[0] ?? null) : null;
     const first = entry.message_ids[0];
     const position = first ? await this.messages.position(tx, scope.mindId, conversationId, first) : null;
-    const content = await this.withCorrected(tx, scope, entry, config);
     const input = { ...episodeMemory({ ...entry, content }, { mindId: scope.mindId, conversationId, writer: scope.writer, trigger, score: outcome.score, similar: candidates.map((c) => c.id), now, importance, position }), id: newId() };
     const created = await this.writer.create(tx, input, config, scope.actor, { model: this.embedder.embedder.model, vector }, { consolidated: 'episode' });
     if (created) {

@@ -1,69 +1,116 @@
+import { cutUnits } from '../visible-text';
 import { contentWords } from './similarity';
 
 /** Words a correction is said with, not what it is about ("Actually, it's 20mg now, not 10"). */
 const SAID_WITH = new Set(['actually', 'sorry', 'wait', 'oops', 'nope', 'correction', 'now', 'make', 'meant', 'mean', 'rather', 'instead', 'right', 'wrong', 'typo', 'misspoke', 'earlier', 'said']);
 const HAS_DIGIT = /\p{N}/u;
-/** "…, not 10." at the end: the old value, which holds a digit (a dose, a time, a date, a count). */
-const OLD_VALUE = /\bnot\s+([\p{L}\p{N}][\p{L}\p{N}.,:/%-]*?)\s*[.!]*\s*$/iu;
+/** A value: a word holding a digit ("10", "10mg", "7:45", "2027-03-13", "1,000", "3.5"). */
+const VALUE = String.raw`[\p{L}\p{N}]*\p{N}(?:[\p{L}\p{N}%]|[.,:/-](?=\p{N}))*`;
+/** A unit written apart from its number ("10 mg", "20 km"): a short word. */
+const UNIT_APART = String.raw`(?:\s+([\p{L}%]{1,6}))?`;
+/** "…, not 10." / "not 10 mg!" at the end: the old value and the unit written after it. */
+const OLD_VALUE = new RegExp(String.raw`\bnot\s+(${VALUE})${UNIT_APART}\s*[.!]*\s*$`, 'iu');
+const NEW_VALUES = new RegExp(String.raw`(${VALUE})${UNIT_APART}`, 'giu');
 const UNIT = /\p{N}([\p{L}%]+)$/u;
+/** The line a kept correction adds (see {@link withCorrectedLine}). */
+const CORRECTING = /^\(correcting: (.*)\)$/u;
+
+/**
+ * A value's unit: attached ("10mg"), else the short word after it when that is no word a
+ * correction is said with ("20 mg", not "20 now").
+ */
+function unitOf(value: string, apart: string | undefined): string | undefined {
+  const attached = UNIT.exec(value)?.[1];
+  if (attached) return attached;
+  return apart && !SAID_WITH.has(apart.toLowerCase()) && contentWords(apart).size > 0 ? apart : undefined;
+}
 
 /** A correction that names only values: the old value, and the words that would hold it where it was said. */
 export interface SubjectlessCorrection {
   oldValue: string;
-  /** Lower-case words to look for, the most specific first: the old value with the new value's unit when it has none, then as said ("10" → "10mg", "10"). */
+  /**
+   * What to look for, the most specific first: the old value with its unit, attached and apart
+   * ("10mg", "10 mg"; the unit the new value has when the old has none), then as said ("10").
+   */
   probes: string[];
 }
 
 /**
  * A correction that names nothing but values ("Actually, it is 20mg now, not 10.", "Sorry, I
- * meant 40, not 14"): without the statement it corrects it says nothing a search for the subject
- * ("atorvastatin") could find, nor what it applies to. Null for any other text, among them a
- * correction that names its subject ("The meeting is at 3pm, not 2pm": found by "meeting").
- * Ours (issue 15, "the newest fact wins"; a newcomer's report).
+ * meant 40, not 14", "it's 20 mg now, not 10 mg"): without the statement it corrects it says
+ * nothing a search for the subject ("atorvastatin") could find, nor what it applies to. Null for
+ * any other text, among them a correction that names its subject ("The meeting is at 3pm, not
+ * 2pm": found by "meeting"). Ours (issue 15, "the newest fact wins"; newcomers' reports).
  */
 export function subjectlessCorrection(text: string): SubjectlessCorrection | null {
-  const match = OLD_VALUE.exec(text.trim());
+  const said = text.trim();
+  const match = OLD_VALUE.exec(said);
   if (!match) return null;
-  const oldValue = (match[1] as string).replace(/[.,:/-]+$/, '');
-  if (!HAS_DIGIT.test(oldValue)) return null;
-  const own = [...contentWords(text)].filter((w) => !SAID_WITH.has(w) && !HAS_DIGIT.test(w));
+  const oldValue = match[1] as string;
+  const oldUnit = unitOf(oldValue, match[2]);
+  const before = said.slice(0, match.index);
+  const news = [...before.matchAll(NEW_VALUES)];
+  const last = news[news.length - 1];
+  const newUnit = last ? unitOf(last[1] as string, last[2]) : undefined;
+  const units = new Set([oldUnit, newUnit].filter((u): u is string => u !== undefined).map((u) => u.toLowerCase()));
+  const own = [...contentWords(said)].filter((w) => !SAID_WITH.has(w) && !HAS_DIGIT.test(w) && !units.has(w));
   if (own.length > 0) return null;
-  const before = text.slice(0, match.index);
-  const newValue = (before.match(/[\p{L}\p{N}]*\p{N}[\p{L}\p{N}%]*/gu) ?? []).at(-1);
-  const unit = newValue ? UNIT.exec(newValue)?.[1] : undefined;
-  // The most specific first: "10mg" names the dose where "10" may be ten cats.
-  const probes = [oldValue.toLowerCase()];
-  if (unit && !UNIT.test(oldValue)) probes.unshift(`${oldValue}${unit}`.toLowerCase());
-  return { oldValue, probes };
+  const bare = (UNIT.test(oldValue) ? oldValue.slice(0, -(UNIT.exec(oldValue)?.[1] as string).length) : oldValue).toLowerCase();
+  const unit = oldUnit ?? newUnit;
+  const probes = unit ? [`${bare}${unit}`, `${bare} ${unit}`, bare] : [bare];
+  return { oldValue, probes: [...new Set(probes.map((p) => p.toLowerCase()))] };
 }
 
 /** Longest quote of the corrected statement kept with a correction, in characters. */
 export const CORRECTED_QUOTE_MAX = 300;
 
-/**
- * The line a subjectless correction corrects: of `earlier` (memories said before it, any order),
- * the latest whose content holds the most specific probe any of them holds, as a whole word
- * ("10" is not in "10mg" nor "100"; "10mg" is looked for before "10"), and of it the first line that does
- * (a chunk holds several messages), shortened to {@link CORRECTED_QUOTE_MAX} characters at a word.
- * Undefined when none holds one.
- */
-export function correctedLine(earlier: readonly { content: string; occurred_at: Date }[], correction: SubjectlessCorrection): string | undefined {
-  // As whole words, by pattern: "7:45" or "2027-03-13" are several of contentWords' words.
-  const newestFirst = [...earlier].sort((a, b) => b.occurred_at.getTime() - a.occurred_at.getTime());
-  let line: string | undefined;
-  // The most specific probe that anything holds decides ("10mg" before "10").
-  for (const probe of correction.probes) {
-    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${probe.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'iu');
-    line = newestFirst.find((m) => pattern.test(m.content))?.content.split('\n').find((l) => pattern.test(l))?.trim();
-    if (line) break;
-  }
-  if (!line) return undefined;
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** At most {@link CORRECTED_QUOTE_MAX} characters of `line` around `at` (where the old value is), cut at words. */
+function around(line: string, at: number): string {
   if (line.length <= CORRECTED_QUOTE_MAX) return line;
-  const cut = line.slice(0, CORRECTED_QUOTE_MAX);
-  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), CORRECTED_QUOTE_MAX / 2))}…`;
+  let start = Math.max(0, Math.min(at - CORRECTED_QUOTE_MAX / 2, line.length - CORRECTED_QUOTE_MAX));
+  if (start > 0) start = line.indexOf(' ', start) + 1 || start;
+  // A start inside a surrogate pair would leave its low half alone.
+  if (/[\uDC00-\uDFFF]/.test(line[start] ?? '')) start += 1;
+  const rest = line.slice(start);
+  let quote = cutUnits(rest, CORRECTED_QUOTE_MAX);
+  if (quote.length < rest.length) {
+    const space = quote.lastIndexOf(' ');
+    if (space >= CORRECTED_QUOTE_MAX / 2) quote = quote.slice(0, space);
+    quote = `${quote}…`;
+  }
+  return start > 0 ? `…${quote}` : quote;
 }
 
-/** A correction's content with the statement it corrects: searchable by its subject, readable on its own. */
-export function withCorrectedLine(content: string, line: string): string {
-  return `${content}\n(correcting: ${line})`;
+/**
+ * What a subjectless correction corrects: of `earlier` (memories said before it, any order), the
+ * latest whose content holds the most specific probe any of them holds, as a whole word ("10" is
+ * not in "10mg" nor "100"; "10mg" is looked for before "10", so "we have 10 cats" said later is
+ * not the dose), and of it the line that does (a chunk holds several messages), at most
+ * {@link CORRECTED_QUOTE_MAX} characters around the value; then, when that memory is itself a
+ * correction, the lines it corrects (a second correction keeps the subject the first one had).
+ * Empty when none holds one.
+ */
+export function correctedLines(earlier: readonly { content: string; occurred_at: Date }[], correction: SubjectlessCorrection): string[] {
+  const newestFirst = [...earlier].sort((a, b) => b.occurred_at.getTime() - a.occurred_at.getTime());
+  for (const probe of correction.probes) {
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escaped(probe)}(?![\\p{L}\\p{N}])`, 'iu');
+    const memory = newestFirst.find((m) => pattern.test(m.content));
+    if (!memory) continue;
+    const lines = memory.content.split('\n').map((l) => l.trim());
+    const said = lines.map((l) => CORRECTING.exec(l)?.[1] ?? l);
+    const at = said.findIndex((l) => pattern.test(l));
+    const line = said[at] as string;
+    const quoted = [around(line, line.search(pattern))];
+    // The lines this memory itself corrects, unless the value was found in one of them.
+    if (!CORRECTING.test(lines[at] as string)) for (const l of lines) quoted.push(...(CORRECTING.exec(l)?.slice(1, 2) ?? []));
+    return quoted;
+  }
+  return [];
+}
+
+/** A correction's content with what it corrects: searchable by its subject, readable on its own. */
+export function withCorrectedLines(content: string, lines: readonly string[]): string {
+  return [content, ...lines.map((l) => `(correcting: ${l})`)].join('\n');
 }
