@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { CORRECTED_QUOTE_MAX, correctedLines, subjectlessCorrection, withCorrectedLines } from './correction';
+import { scoreByRulesAndFacts } from './importance';
+import { DEFAULT_LIFECYCLE } from './lifecycle-defaults';
 
 const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+describe('a correction of a value is important whatever its digits are written with (helper 32)', () => {
+  it.each(['Sorry, I meant 1,200, not 1,000', "Actually, it's 20 mg now, not 10 mg.", 'Actually 3.5, not 2.5'])('%s', (text) => {
+    expect(scoreByRulesAndFacts(text, { speaker: 'user', previous: null }, DEFAULT_LIFECYCLE)).toBeGreaterThanOrEqual(0.7);
+  });
+});
 
 describe('subjectlessCorrection', () => {
   it.each([

@@ -88,7 +88,7 @@ const PLAN = /\b(going to|gonna|plan|plans|planning|planned|will|want to|wanna|h
 // "going to" and "will" are also how a reply says it will check something.
 const LIFE_PLAN = /\b(plan|plans|planning|planned|hope to|hoping to|thinking (?:of|about)|signed up|saving up|saving for)\b|예정|계획|하려고/i;
 const DECISION = /\b(decided|decide|decision|approved|approve|agreed|agree to|chose|chosen|picked|settled on|signed|confirmed|accepted|rejected|declined|cancel(?:l)?ed|postponed|committed|elected|hired|fired|bought|sold)\b|결정|승인|합의|선택|확정|취소|계약/i;
-const CORRECTION = /\b(actually|no longer|not anymore|any ?more|moved to|switched|changed|instead|now i|used to|rescheduled|make that|(?:is|are|'s) now)\b|,\s*not\s+(?:on\s+|at\s+|the\s+)?[\w']+\s*[.!]*$|사실은|사실 |바뀌었|변경|이제는|더 이상|바꿨|옮겼|이사했/i;
+const CORRECTION = /\b(actually|no longer|not anymore|any ?more|moved to|switched|changed|instead|now i|used to|rescheduled|make that|(?:is|are|'s) now)\b|,\s*not\s+(?:on\s+|at\s+|the\s+)?[\w']+(?:[.,:/-]\d+)*(?:(?<=\d)\s[a-z%]{1,6})?\s*[.!]*$|사실은|사실 |바뀌었|변경|이제는|더 이상|바꿨|옮겼|이사했/i;
 // A decision or a change in the other languages read (a newcomer's: "Mein Flug nach Wien wurde
 // gestrichen", "Je n'habite plus à Paris" discarded at 0.46-0.62).
 const DECISION_INTL = new RegExp(
