@@ -198,8 +198,12 @@ describe('hostile input', () => {
     expect(patch.body).toMatchObject({ statusCode: 405, error: 'Method Not Allowed', message: 'method: PATCH is not allowed on this path; it takes DELETE, GET, HEAD, PUT' });
     const put = await t.http().put('/v1/memory').set(asAgent(f)).send({}).expect(405);
     expect(put.headers.allow).toBe('GET, HEAD, POST');
-    // A path nothing routes is still a 404; so is a memory that does not exist, by the right method.
+    // A path the API names takes its own methods, not those of /v1/memory/{id} it also fits.
+    const search = await t.http().post('/v1/memory/search').set(asAgent(f)).send({}).expect(405);
+    expect(search.headers.allow).toBe('GET, HEAD');
+    // A path nothing routes is still a 404, named without its query; so is a memory that does not exist, by the right method.
     await t.http().patch('/v1/nothing/here').set(asAgent(f)).expect(404);
+    expect((await t.http().get('/v1/nothing?secret=abc').set(asAgent(f)).expect(404)).body.message).toBe('Cannot GET /v1/nothing');
     await t.http().get('/v1/memory/01a2451a-4bf5-755b-a395-6c03d9467736').set(asAgent(f)).expect(404);
     expect((await t.http().get(`/v1/memory/${id}`).set(asAgent(f)).expect(200)).body.content).toBe('methods');
   });

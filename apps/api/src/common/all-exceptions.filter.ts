@@ -74,6 +74,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       allowed.length > 0
         ? this.body(405, `method: ${request.method} is not allowed on this path; it takes ${allowed.join(', ')}`)
         : this.toBody(exception, [request.body, request.query, request.params]);
+    // Nest's "Cannot GET <url>" echoed the query string too, values and all (helper 32's): the path only.
+    if (body.statusCode === 404 && body.message.startsWith(`Cannot ${request.method} `)) body.message = `Cannot ${request.method} ${request.path}`;
     body.requestId = request.id === undefined ? undefined : String(request.id);
     if (body.statusCode >= 500) {
       this.logger.error({ err: exception, requestId: body.requestId }, body.message);

@@ -7,7 +7,7 @@ const ALL_METHODS = 20;
 /** What Express's router keeps of a route: enough to ask whether a path is one of its. */
 interface RouteLayer {
   route?: { methods: Record<string, boolean> };
-  match(path: string): unknown;
+  match(path: string): { keys: string[] } | false;
 }
 
 /**
@@ -19,13 +19,18 @@ interface RouteLayer {
 export function allowedMethods(exception: unknown, request: Request): string[] {
   if (!(exception instanceof NotFoundException) || !exception.message.startsWith(`Cannot ${request.method} `)) return [];
   const stack = ((request.app as unknown as { router?: { stack?: RouteLayer[] } } | undefined)?.router?.stack ?? []) as RouteLayer[];
-  const allowed = new Set<string>();
+  const matched: { methods: Record<string, boolean>; literal: boolean }[] = [];
   for (const layer of stack) {
-    if (!layer.route || !layer.match(request.path)) continue;
+    const match = layer.route ? layer.match(request.path) : false;
     // Nest binds module middleware as routes for every method (`app.all`): not an endpoint.
-    if (Object.keys(layer.route.methods).length >= ALL_METHODS) continue;
-    for (const [method, on] of Object.entries(layer.route.methods)) if (on && !method.startsWith('_')) allowed.add(method.toUpperCase());
+    if (!match || !layer.route || Object.keys(layer.route.methods).length >= ALL_METHODS) continue;
+    matched.push({ methods: layer.route.methods, literal: match.keys.length === 0 });
   }
+  // A path the API names (`/v1/memory/search`) takes its own methods, not those of the
+  // parameter route it also fits (`/v1/memory/{id}`: helper 32's).
+  const named = matched.some((m) => m.literal) ? matched.filter((m) => m.literal) : matched;
+  const allowed = new Set<string>();
+  for (const { methods } of named) for (const [method, on] of Object.entries(methods)) if (on && !method.startsWith('_')) allowed.add(method.toUpperCase());
   if (allowed.has('GET')) allowed.add('HEAD');
   allowed.delete(request.method);
   return [...allowed].sort();
