@@ -194,13 +194,15 @@ describe('hostile input', () => {
   it('a method the path does not take is a 405 with Allow, not a 404 that reads "no such memory"', async () => {
     const id = (await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'method', content: 'methods' }).expect(201)).body.id;
     const patch = await t.http().patch(`/v1/memory/${id}`).set(asAgent(f)).send({ content: 'x' }).expect(405);
-    expect(patch.headers.allow).toBe('DELETE, GET, HEAD, PUT');
+    expect(patch.headers.allow).toBe('DELETE, GET, HEAD, OPTIONS, PUT');
     expect(patch.body).toMatchObject({ statusCode: 405, error: 'Method Not Allowed', message: 'method: PATCH is not allowed on this path; it takes DELETE, GET, HEAD, PUT' });
+    const options = await t.http().options(`/v1/memory/${id}`).expect(204);
+    expect(options.headers.allow).toBe('DELETE, GET, HEAD, OPTIONS, PUT');
     const put = await t.http().put('/v1/memory').set(asAgent(f)).send({}).expect(405);
-    expect(put.headers.allow).toBe('GET, HEAD, POST');
+    expect(put.headers.allow).toBe('GET, HEAD, OPTIONS, POST');
     // A path the API names takes its own methods, not those of /v1/memory/{id} it also fits.
     const search = await t.http().post('/v1/memory/search').set(asAgent(f)).send({}).expect(405);
-    expect(search.headers.allow).toBe('GET, HEAD');
+    expect(search.headers.allow).toBe('GET, HEAD, OPTIONS');
     // A path nothing routes is still a 404, named without its query; so is a memory that does not exist, by the right method.
     await t.http().patch('/v1/nothing/here').set(asAgent(f)).expect(404);
     expect((await t.http().get('/v1/nothing?secret=abc').set(asAgent(f)).expect(404)).body.message).toBe('Cannot GET /v1/nothing');

@@ -82,7 +82,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     if (response.headersSent) return;
     if (body.statusCode === 503) response.setHeader('Retry-After', '5');
-    if (allowed.length > 0) response.setHeader('Allow', allowed.join(', '));
+    if (allowed.length > 0) {
+      response.setHeader('Allow', [...allowed, 'OPTIONS'].sort().join(', '));
+      // OPTIONS asks what a path takes (RFC 9110 §9.3.7): answered, not refused (helper 32's).
+      if (request.method === 'OPTIONS') {
+        response.status(204).end();
+        return;
+      }
+    }
     if (body.statusCode === 401 && !response.hasHeader('WWW-Authenticate')) response.setHeader('WWW-Authenticate', authChallenge(request.headers.authorization));
     // A route may have set its own Content-Type (recall is text/plain) before failing.
     response.setHeader('Content-Type', 'application/json; charset=utf-8');
