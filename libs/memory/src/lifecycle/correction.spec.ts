@@ -11,6 +11,15 @@ describe('a correction of a value is important whatever its digits are written w
   });
 });
 
+describe('what a correction corrects is kept to be found (helper 32: an injected dose scored 0.62 and was discarded)', () => {
+  it.each(['I inject 14 units of insulin every night before bed.', 'I inject insulin twice a day', "I'm injecting 20 units now"])('%s', (text) => {
+    expect(scoreByRulesAndFacts(text, { speaker: 'user', previous: null }, DEFAULT_LIFECYCLE)).toBeGreaterThanOrEqual(0.7);
+  });
+  it('not any injecting', () => {
+    expect(scoreByRulesAndFacts('I inject some fun into my parties', { speaker: 'user', previous: null }, DEFAULT_LIFECYCLE)).toBeLessThan(0.7);
+  });
+});
+
 describe('subjectlessCorrection', () => {
   it.each([
     ['Actually, it is 20mg now, not 10.', ['10mg', '10 mg', '10']],
