@@ -509,7 +509,8 @@ describe('MCP server at /mcp', () => {
     const none = await post({});
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe('Bearer realm="engram"');
-    expect(await none.json()).toMatchObject({ statusCode: 401, message: expect.stringContaining('missing credentials') });
+    // Only a Mind Key opens /mcp: the message says so (helper 32's: it offered a JWT or a service key).
+    expect(await none.json()).toMatchObject({ statusCode: 401, message: expect.stringMatching(/missing credentials.*Bearer <Mind Key>/) });
 
     const unknown = await post({ Authorization: 'Bearer emk_not_a_real_key_0000000000000000' });
     expect(unknown.status).toBe(401);

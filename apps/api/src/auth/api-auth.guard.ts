@@ -18,8 +18,9 @@ function bearerToken(request: Request): string | undefined {
 }
 
 /** Why a request has no bearer token, naming what was sent instead (RFC 6750 §2.1 asks for the Bearer scheme). */
-function credentialsProblem(header: string | undefined): string {
-  const expected = 'send Authorization: Bearer <JWT, Mind Key or service key>';
+function credentialsProblem(header: string | undefined, path: string): string {
+  // /mcp is the agents' door: a Mind Key only (a person's JWT gets 403 there; helper 32's).
+  const expected = `send Authorization: Bearer <${path === '/mcp' ? 'Mind Key' : 'JWT, Mind Key or service key'}>`;
   if (!header) return `missing credentials: ${expected}`;
   const parts = header.trim().split(/\s+/);
   const scheme = parts[0] ?? '';
@@ -56,7 +57,7 @@ export class ApiAuthGuard extends AuthGuard('jwt') {
 
     const request = context.switchToHttp().getRequest<Request & { user?: Principal }>();
     const token = bearerToken(request);
-    if (!token) throw new AppError('unauthorized', credentialsProblem(request.headers.authorization));
+    if (!token) throw new AppError('unauthorized', credentialsProblem(request.headers.authorization, request.path));
     if (looksLikeMindKey(token)) {
       request.user = await this.mindKeys.authenticate(token);
     } else if (looksLikeServiceKey(token)) {
