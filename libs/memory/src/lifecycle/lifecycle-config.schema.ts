@@ -89,13 +89,9 @@ export const lifecycleConfigSchema = z
               .max(64)
               .refine((w) => w.trim() === w && w.trim() !== '', { message: 'must be a word without spaces around it' })
               .refine((w) => w.normalize('NFC') === w, { message: 'must be in Unicode NFC (composed) form' })
-              // The rules of a tag (visible-text): controls, line breaks, bidirectional overrides and
-              // invisible spacing never match a message's words; the joiners ZWJ and ZWNJ stay
-              // allowed inside a word (Persian, emoji sequences), not alone.
+              // A tag's characters (visible-text): they never match a message's words; ZWJ and ZWNJ only inside a word.
               .refine(hasVisibleText, { message: 'must have a visible character' })
-              .refine((w) => !NOT_ONE_LINE.test(w) && !INVISIBLE.test(w), {
-                message: 'must not contain control, line-breaking, bidirectional or invisible characters (newline, tab, zero-width space, soft hyphen)',
-              }),
+              .refine((w) => !NOT_ONE_LINE.test(w) && !INVISIBLE.test(w), { message: 'must not contain control, line-breaking, bidirectional or invisible characters (newline, tab, zero-width space, soft hyphen)' }),
           )
           .max(500)
           .superRefine((words, ctx) => {
