@@ -1,6 +1,7 @@
 /**
  * What text shows and how it breaks lines: the rules the API's fields and the lifecycle settings
- * share (apps/api zod-fields re-exports them), so that a tag and an importance keyword refuse the same characters.
+ * share (apps/api zod-fields re-exports them), so that a tag and an importance keyword refuse the
+ * same characters; and the cuts and patterns of text every part of the lifecycle uses.
  */
 
 /**
@@ -42,4 +43,9 @@ export function cutUnits(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max);
   return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/** `s` as a regular expression that matches it literally. */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -1,4 +1,4 @@
-import { cutUnits } from '../visible-text';
+import { cutUnits, escapeRegExp } from '../visible-text';
 import { contentWords } from './similarity';
 
 /** Words a correction is said with, not what it is about ("Actually, it's 20mg now, not 10"). */
@@ -64,8 +64,6 @@ export function subjectlessCorrection(text: string): SubjectlessCorrection | nul
 /** Longest quote of the corrected statement kept with a correction, in characters. */
 export const CORRECTED_QUOTE_MAX = 300;
 
-const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-
 /** At most {@link CORRECTED_QUOTE_MAX} characters of `line` around `at` (where the old value is), cut at words. */
 function around(line: string, at: number): string {
   if (line.length <= CORRECTED_QUOTE_MAX) return line;
@@ -95,7 +93,7 @@ function around(line: string, at: number): string {
 export function correctedLines(earlier: readonly { content: string; occurred_at: Date }[], correction: SubjectlessCorrection): string[] {
   const newestFirst = [...earlier].sort((a, b) => b.occurred_at.getTime() - a.occurred_at.getTime());
   for (const probe of correction.probes) {
-    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escaped(probe)}(?![\\p{L}\\p{N}])`, 'iu');
+    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(probe)}(?![\\p{L}\\p{N}])`, 'iu');
     const memory = newestFirst.find((m) => pattern.test(m.content));
     if (!memory) continue;
     const lines = memory.content.split('\n').map((l) => l.trim());

@@ -1,6 +1,7 @@
 import type { MemoryPriority } from '../memory.constants';
 import { factScore, factSignals, type FactContext } from './facts';
 import type { LifecycleConfig } from './lifecycle-config';
+import { escapeRegExp } from '../visible-text';
 
 /**
  * Which path produced an importance score (seed 001 §1.2, "dual-path scoring"): the writer's own
@@ -32,10 +33,6 @@ export const IMPORTANCE_CRITERIA = ['relevance', 'novelty', 'emotional_impact', 
 
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 const HANGUL = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]/;
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** How many of the keywords occur: English (and other spaced scripts) as whole words, Korean as substrings. */
 export function countKeywords(content: string, keywords: readonly string[]): number {

@@ -1,5 +1,6 @@
 import type { MemoryTier } from '../memory.constants';
 import type { LifecycleConfig } from './lifecycle-config';
+import { cutUnits } from '../visible-text';
 
 const DAY_MS = 86_400_000;
 
@@ -39,11 +40,9 @@ export function gistOf(content: string): string {
   if (text.length <= GIST_MAX_CHARS) return text;
   const sentence = /^(.{20,}?[.!?])(\s|$)/su.exec(text.slice(0, GIST_MAX_CHARS));
   if (sentence?.[1]) return sentence[1];
-  let cut = text.slice(0, GIST_MAX_CHARS - 1);
+  let cut = cutUnits(text, GIST_MAX_CHARS - 1);
   const space = cut.lastIndexOf(' ');
   if (space >= GIST_MAX_CHARS / 2) cut = cut.slice(0, space);
-  // A cut between the halves of a surrogate pair would leave a lone half (invalid UTF-8 in Postgres).
-  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
   return `${cut.trimEnd()}…`;
 }
 
