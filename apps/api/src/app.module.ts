@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
@@ -33,6 +32,7 @@ import { ServiceKeysController } from './service-keys/service-keys.controller';
 import { ServiceKeysService } from './service-keys/service-keys.service';
 import { AllExceptionsFilter } from './common/all-exceptions.filter';
 import { StrayQueryGuard } from './common/stray-query.guard';
+import { requestIdFor } from './common/request-id';
 import { JsonBodyMiddleware } from './common/json-body.middleware';
 import { HealthController } from './health/health.controller';
 import { HttpMetricsMiddleware } from './metrics/http-metrics.middleware';
@@ -55,8 +55,6 @@ import { McpController } from './mcp/mcp.controller';
 import { McpServerFactory } from './mcp/mcp-server.factory';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import { RateLimitModule } from './edge/rate-limit';
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The API application: REST under /v1, probes under /health. */
 @Module({})
@@ -84,12 +82,7 @@ export class AppModule implements NestModule {
             level: config.LOG_LEVEL,
             transport: config.LOG_PRETTY ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
             // Honour a caller's X-Request-Id (tracing through proxies), else make one; echo it back.
-            genReqId: (req: IncomingMessage, res: ServerResponse) => {
-              const given = req.headers['x-request-id'];
-              const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-              res.setHeader('X-Request-Id', id);
-              return id;
-            },
+            genReqId: (req: IncomingMessage, res: ServerResponse) => requestIdFor(req, res),
             // Every header that can carry a credential (helper 31: Proxy-Authorization and X-Api-Key
             // were logged in clear at debug), and what the answer sets.
             redact: ['req.headers.authorization', 'req.headers["proxy-authorization"]', 'req.headers["x-api-key"]', 'req.headers.cookie', 'res.headers["set-cookie"]'],

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { VersioningType, type INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
@@ -15,6 +14,7 @@ import { applyEdgeProtection } from './edge/edge-protection';
 import { API_ERROR_SCHEMA, API_ERROR_SCHEMA_NAME } from './common/api-docs';
 import { normalizeZodDtoTypeArrays } from './common/openapi-nullable';
 import { answerClientErrors, repeatedHeader, undecodable } from './edge/client-errors';
+import { requestIdFor } from './common/request-id';
 
 /**
  * Builds the API (not yet listening): URI versioning (`/v1/...`), JSON bodies (parsed by
@@ -42,9 +42,7 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
     const field = repeated?.name ?? undecodable(req);
     if (field === undefined) return next();
     const rule = repeated ? `must be sent once; the request has ${repeated.count}` : 'is not valid percent-encoded UTF-8';
-    const given = repeated?.name.toLowerCase() === 'x-request-id' ? undefined : req.headers['x-request-id'];
-    const requestId = typeof given === 'string' ? given : randomUUID();
-    res.setHeader('X-Request-Id', requestId);
+    const requestId = requestIdFor(req, res);
     res.status(400).json({ statusCode: 400, error: 'Bad Request', message: `${field}: ${rule}`, errors: [{ field, message: rule }], requestId });
   });
   answerClientErrors(app.getHttpServer() as Server);

@@ -1,30 +1,21 @@
-import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Request, Response } from 'express';
 import { authChallenge } from '../auth/challenge';
 import type { ErrorBody } from '../common/all-exceptions.filter';
+import { requestIdFor } from '../common/request-id';
 
 /** Where the admin router is mounted; the cookie's Path and every link depend on it. */
 export const ADMIN_PATH = '/admin';
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 // Our own pages load nothing and run no script; they only post the form to this origin.
 const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
- * The request id of an `/admin` request: the caller's `X-Request-Id` when it is a sane token,
- * else a new UUID; echoed in the response header. (The admin router runs before Nest's
- * middleware, so pino-http has not given the request one.)
+ * The request id of an `/admin` request (common/request-id `requestIdFor`: the admin router runs
+ * before Nest's middleware, so pino-http has not given the request one).
  */
 export function adminRequestId(req: Request, res: Response): string {
-  const known = res.locals.requestId as string | undefined;
-  if (known) return known;
-  const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-  res.locals.requestId = id;
-  res.setHeader('X-Request-Id', id);
-  return id;
+  return requestIdFor(req, res);
 }
 
 /** Answers in the API's error shape `{statusCode, error, message, requestId}`. */
