@@ -9,26 +9,17 @@ import { looksLikeMindKey, looksLikeServiceKey } from './api-keys.codec';
 import { MindKeyAuthService } from './mind-key-auth.service';
 import { ServiceKeyAuthService } from './service-key-auth.service';
 import type { Principal } from './principal';
-
-function bearerToken(request: Request): string | undefined {
-  const header = request.headers.authorization;
-  if (!header) return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1];
-}
+import { readAuthorization, type Credentials } from './challenge';
 
 /** Why a request has no bearer token, naming what was sent instead (RFC 6750 §2.1 asks for the Bearer scheme). */
-function credentialsProblem(header: string | undefined, path: string): string {
+function credentialsProblem(sent: Exclude<Credentials, { kind: 'bearer' }>, path: string): string {
   // /mcp is the agents' door: a Mind Key only (a person's JWT gets 403 there; helper 32's).
   const expected = `send Authorization: Bearer <${path === '/mcp' ? 'Mind Key' : 'JWT, Mind Key or service key'}>`;
-  if (!header) return `missing credentials: ${expected}`;
-  const parts = header.trim().split(/\s+/);
-  const scheme = parts[0] ?? '';
-  if (scheme === '') return `missing credentials: ${expected}`;
-  if (/^bearer$/i.test(scheme)) return parts.length === 1 ? `Authorization: the Bearer token is missing: ${expected}` : `Authorization: Bearer takes exactly one token: ${expected}`;
+  if (sent.kind === 'none') return `missing credentials: ${expected}`;
+  if (sent.kind === 'malformed') return sent.tokens === 0 ? `Authorization: the Bearer token is missing: ${expected}` : `Authorization: Bearer takes exactly one token: ${expected}`;
   // A token sent without its scheme is not echoed: it is a secret, and clients log answers.
-  if (!/^[A-Za-z][A-Za-z0-9-]{0,19}$/.test(scheme) || parts.length === 1) return `Authorization: the Bearer scheme is missing before the token: ${expected}`;
-  return `Authorization: the ${scheme} scheme is not accepted: ${expected}`;
+  if (!/^[A-Za-z][A-Za-z0-9-]{0,19}$/.test(sent.scheme) || sent.parts === 1) return `Authorization: the Bearer scheme is missing before the token: ${expected}`;
+  return `Authorization: the ${sent.scheme} scheme is not accepted: ${expected}`;
 }
 
 /**
@@ -56,8 +47,9 @@ export class ApiAuthGuard extends AuthGuard('jwt') {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
 
     const request = context.switchToHttp().getRequest<Request & { user?: Principal }>();
-    const token = bearerToken(request);
-    if (!token) throw new AppError('unauthorized', credentialsProblem(request.headers.authorization, request.path));
+    const sent = readAuthorization(request.headers.authorization);
+    if (sent.kind !== 'bearer') throw new AppError('unauthorized', credentialsProblem(sent, request.path));
+    const { token } = sent;
     if (looksLikeMindKey(token)) {
       request.user = await this.mindKeys.authenticate(token);
     } else if (looksLikeServiceKey(token)) {
