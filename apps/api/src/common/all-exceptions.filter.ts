@@ -15,7 +15,7 @@ import {
 } from '@engram/db';
 import { AppError, ERROR_STATUS, type FieldProblem } from '@engram/services';
 import { authChallenge } from '../auth/challenge';
-import { allowedMethods } from './method-not-allowed';
+import { allowedMethods, routeNotFound } from './method-not-allowed';
 import { zodProblems } from './zod-problems';
 
 /** Problems listed in one answer: enough to fix a request, not a wall of text for a hostile one. */
@@ -73,9 +73,10 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const body =
       allowed.length > 0
         ? this.body(405, `method: ${request.method} is not allowed on this path; it takes ${allowed.join(', ')}`)
-        : this.toBody(exception, [request.body, request.query, request.params]);
-    // Nest's "Cannot GET <url>" echoed the query string too, values and all (helper 32's): the path only.
-    if (body.statusCode === 404 && body.message.startsWith(`Cannot ${request.method} `)) body.message = `Cannot ${request.method} ${request.path}`;
+        : routeNotFound(exception, request)
+          ? // Nest's "Cannot GET <url>" echoed the query string too, values and all (helper 32's): the path only.
+            this.body(404, `Cannot ${request.method} ${request.path}`)
+          : this.toBody(exception, [request.body, request.query, request.params]);
     body.requestId = request.id === undefined ? undefined : String(request.id);
     if (body.statusCode >= 500) {
       this.logger.error({ err: exception, requestId: body.requestId }, body.message);

@@ -10,6 +10,11 @@ interface RouteLayer {
   match(path: string): { keys: string[] } | false;
 }
 
+/** Whether `exception` is Nest's answer to a request no route took (`Cannot PATCH /v1/...`). */
+export function routeNotFound(exception: unknown, request: Request): boolean {
+  return exception instanceof NotFoundException && exception.message.startsWith(`Cannot ${request.method} `);
+}
+
 /**
  * The methods the API answers on the request's path, when the request was refused only for its
  * method: Nest answers that `404 Cannot PATCH /v1/memory/{id}`, which reads as "no such memory";
@@ -17,7 +22,7 @@ interface RouteLayer {
  * 404) or the exception is another one.
  */
 export function allowedMethods(exception: unknown, request: Request): string[] {
-  if (!(exception instanceof NotFoundException) || !exception.message.startsWith(`Cannot ${request.method} `)) return [];
+  if (!routeNotFound(exception, request)) return [];
   const stack = ((request.app as unknown as { router?: { stack?: RouteLayer[] } } | undefined)?.router?.stack ?? []) as RouteLayer[];
   const matched: { methods: Record<string, boolean>; literal: boolean }[] = [];
   for (const layer of stack) {
