@@ -3,7 +3,7 @@ import { CLOCK, type Clock } from '@engram/config';
 import { MemoriesRepository, TenantDb } from '@engram/db';
 import { RequestEmbedder } from '@engram/embeddings';
 import { FactExtractor } from '@engram/llm';
-import { FACT_KEYS_SHOWN, cutUnits, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
+import { FACT_KEYS_SHOWN, conversationContext, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
 import type { ConsolidationOutcome } from './conversation.types';
 import type { MemoryScope } from './memory-scope';
 import { MemoryWriter } from './memory-writer.service';
@@ -70,7 +70,7 @@ export class FactConsolidation {
             occurred_at: entry.entered_at.toISOString(),
             memory_type: 'semantic' as const,
             source_refs: entry.message_ids.slice(-100),
-            temporal_context: cutUnits(`conversation ${conversationId}`, 255),
+            temporal_context: conversationContext(conversationId),
           };
           const result = await this.writer.upsert(tx, scope, write, { score: fact.importance, path: 'llm_facts' }, { model: this.embedder.embedder.model, vector: vectors[i] ?? null }, now, config);
           out.push({ memory_id: result.memory.id, category: fact.category, key: fact.key, status: result.status });

@@ -41,6 +41,14 @@ export function episodeKey(entryId: string): string {
 }
 
 /**
+ * The temporal context of what a conversation's stream stores (seed 000 temporal_context): its
+ * episodes and the facts an LLM extracts from them share it, within the column's 255 characters.
+ */
+export function conversationContext(conversationId: string): string {
+  return cutUnits(`conversation ${conversationId}`, 255);
+}
+
+/**
  * The episodic memory an STM entry consolidates into (seed 000 `consolidate`): its compressed
  * form in seed 000's payload shape, the messages it holds as `source_refs`, its speaker as a
  * tag, strength × the synaptic factor, dated by the entry's event time, its life starting at `ctx.now`.
@@ -71,7 +79,7 @@ export function episodeMemory(
     memoryType: 'episodic',
     // The newest 100 (a memory's limit): a chunk rehearsed many times holds more; the log keeps them all.
     sourceRefs: entry.message_ids.slice(-100),
-    temporalContext: cutUnits(`conversation ${ctx.conversationId}`, 255),
+    temporalContext: conversationContext(ctx.conversationId),
     temporalPosition: ctx.position ?? null,
     payload: episodicPayload({
       content: entry.content,
