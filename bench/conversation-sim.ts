@@ -7,7 +7,7 @@
  * counts as reaching long-term memory here too). Fast enough to tune the rules by
  * cross-validation (bench/tune-conversation.ts); `bench:conversation` measures the real service.
  */
-import { advanceStm, attend, enterStm, scoreByRulesAndFacts, withExplicitSaveRequest, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
+import { advanceStm, answersElliptically, attend, enterStm, scoreByRulesAndFacts, withExplicitSaveRequest, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
 import type { LocomoConversation, LocomoTurn } from '../scripts/locomo';
 
 /** What the stream kept of one conversation. */
@@ -77,7 +77,10 @@ export function replay(
     const id = `m${position}`;
     messageDia.set(id, turn.diaId);
     advance(at);
-    const message = { id, speaker: turn.speaker, text: turn.utterance, importance: { score: importanceOf(turn, conversation.turns[position - 1]), path: 'rules' as const }, emotion: options.emotion?.(turn.utterance) };
+    const before = conversation.turns[position - 1];
+    const previous = before ? { id: `m${position - 1}`, speaker: before.speaker, text: before.utterance } : null;
+    const answering = previous && answersElliptically(turn.utterance, { speaker: turn.speaker, previous }) ? previous : null;
+    const message = { id, speaker: turn.speaker, text: turn.utterance, importance: { score: importanceOf(turn, before), path: 'rules' as const }, emotion: options.emotion?.(turn.utterance), answering };
     const seen = attend(buffer, message, at, config);
     if (seen.kind === 'rehearsal') buffer = seen.buffer;
     if (seen.kind !== 'new') return;

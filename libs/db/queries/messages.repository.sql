@@ -77,6 +77,7 @@ limit
 
 -- MessagesRepository.lastBefore
 select
+  "id",
   "speaker",
   "role",
   "content"

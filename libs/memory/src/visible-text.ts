@@ -49,3 +49,25 @@ export function cutUnits(text: string, max: number): string {
 export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+/**
+ * At most `max` UTF-16 units of `line` around the offset `at`, cut at words and marked with an
+ * ellipsis where cut, never splitting a surrogate pair: what a memory quotes of another line (the
+ * statement a correction corrects, the question a short answer answers). `at` = the line's length
+ * keeps its end.
+ */
+export function quoteAround(line: string, at: number, max: number): string {
+  if (line.length <= max) return line;
+  let start = Math.max(0, Math.min(at - max / 2, line.length - max));
+  if (start > 0) start = line.indexOf(' ', start) + 1 || start;
+  // A start inside a surrogate pair would leave its low half alone.
+  if (/[\uDC00-\uDFFF]/.test(line[start] ?? '')) start += 1;
+  const rest = line.slice(start);
+  let quote = cutUnits(rest, max);
+  if (quote.length < rest.length) {
+    const space = quote.lastIndexOf(' ');
+    if (space >= max / 2) quote = quote.slice(0, space);
+    quote = `${quote}…`;
+  }
+  return start > 0 ? `…${quote}` : quote;
+}

@@ -23,14 +23,13 @@ import { EpisodeConsolidation } from './episode-consolidation.service';
 import { LifecycleSettings } from './lifecycle-settings.service';
 import type { MemoryScope } from './memory-scope';
 import { FactConsolidation } from './fact-consolidation.service';
+import { inContext, speakerOf } from './message-context';
 import { MindAccess } from './mind-access';
 import type { AppendResult, ConsolidationOutcome, IncomingMessage } from './conversation.types';
 
 /** A system message is logged, never attended nor scored: no person said it (a re-sent prompt became a memory: mem0 #2239). */
 const loggedOnly = (m: IncomingMessage): boolean => m.role === 'system';
 
-/** Who said a message: its speaker, else its role. */
-const speakerOf = (m: IncomingMessage): string => m.speaker ?? m.role;
 
 const SCORING_BATCH = 8; // messages scored at once (the scorer may call an LLM)
 
@@ -86,12 +85,9 @@ export class ConversationStream {
     const sorted = offered.flatMap((row, i) => (stored.has(row.id) ? [{ row, message: incoming[i] as IncomingMessage }] : []));
     sorted.sort((a, b) => a.row.occurred_at.getTime() - b.row.occurred_at.getTime());
     const config = await this.settings.forTenant(scope.tenantId);
-    const contexts = sorted.map(({ message }, i) => {
-      const previous = i === 0 ? (before ? { speaker: before.speaker ?? before.role, text: before.content } : null) : { speaker: speakerOf(sorted[i - 1]?.message as IncomingMessage), text: (sorted[i - 1]?.message as IncomingMessage).content };
-      return { message, previous };
-    });
+    const contexts = inContext(sorted, before);
     const scores = await this.scoreAll(contexts, config);
-    const order = sorted.map((x, i) => ({ ...x, importance: scores[i] as ImportanceResult }));
+    const order = contexts.map((x, i) => ({ ...x, importance: scores[i] as ImportanceResult }));
     const appended = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.stm.lockConversation(tx, scope.mindId, conversationId);
       let buffer: SourcedStmEntry[] = await this.stm.list(tx, scope.mindId, conversationId);
@@ -103,10 +99,10 @@ export class ConversationStream {
         stm_capacity: config.stm.capacity,
       };
       let at = received;
-      for (const { row, message, importance } of order) {
+      for (const { row, message, importance, answering } of order) {
         at = row.occurred_at.getTime() < received.getTime() ? row.occurred_at : received;
         buffer = await this.advance(tx, scope, conversationId, buffer, at, config, result);
-        const step = loggedOnly(message) ? { buffer, entryId: null } : await this.attendTo(tx, scope, conversationId, buffer, { id: row.id, speaker: speakerOf(message), text: message.content, importance }, at, config, result);
+        const step = loggedOnly(message) ? { buffer, entryId: null } : await this.attendTo(tx, scope, conversationId, buffer, { id: row.id, speaker: speakerOf(message), text: message.content, importance, answering }, at, config, result);
         if (loggedOnly(message)) result.below_attention += 1;
         buffer = step.buffer;
         const entryId = step.entryId;

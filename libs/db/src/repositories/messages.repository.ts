@@ -89,10 +89,10 @@ export class MessagesRepository {
    * first message of a post is scored in (call it before storing the post). Null when there is none.
    */
   @GenerateSql({ params: [SAMPLE.uuid, 'c1', SAMPLE.date] })
-  async lastBefore(tx: TenantTx, mindId: string, conversationId: string, before: Date): Promise<Pick<Message, 'speaker' | 'role' | 'content'> | null> {
+  async lastBefore(tx: TenantTx, mindId: string, conversationId: string, before: Date): Promise<Pick<Message, 'id' | 'speaker' | 'role' | 'content'> | null> {
     const last = await tx.trx
       .selectFrom('messages')
-      .select(['speaker', 'role', 'content'])
+      .select(['id', 'speaker', 'role', 'content'])
       .where('tenant_id', '=', tx.tenantId)
       .where('mind_id', '=', mindId)
       .where('conversation_id', '=', conversationId)

@@ -1,4 +1,4 @@
-import { cutUnits, escapeRegExp } from '../visible-text';
+import { escapeRegExp, quoteAround } from '../visible-text';
 import { contentWords } from './similarity';
 
 /** Words a correction is said with, not what it is about ("Actually, it's 20mg now, not 10"). */
@@ -64,23 +64,6 @@ export function subjectlessCorrection(text: string): SubjectlessCorrection | nul
 /** Longest quote of the corrected statement kept with a correction, in characters. */
 export const CORRECTED_QUOTE_MAX = 300;
 
-/** At most {@link CORRECTED_QUOTE_MAX} characters of `line` around `at` (where the old value is), cut at words. */
-function around(line: string, at: number): string {
-  if (line.length <= CORRECTED_QUOTE_MAX) return line;
-  let start = Math.max(0, Math.min(at - CORRECTED_QUOTE_MAX / 2, line.length - CORRECTED_QUOTE_MAX));
-  if (start > 0) start = line.indexOf(' ', start) + 1 || start;
-  // A start inside a surrogate pair would leave its low half alone.
-  if (/[\uDC00-\uDFFF]/.test(line[start] ?? '')) start += 1;
-  const rest = line.slice(start);
-  let quote = cutUnits(rest, CORRECTED_QUOTE_MAX);
-  if (quote.length < rest.length) {
-    const space = quote.lastIndexOf(' ');
-    if (space >= CORRECTED_QUOTE_MAX / 2) quote = quote.slice(0, space);
-    quote = `${quote}…`;
-  }
-  return start > 0 ? `…${quote}` : quote;
-}
-
 /**
  * What a subjectless correction corrects: of `earlier` (memories said before it, any order), the
  * latest whose content holds the most specific probe any of them holds, as a whole word ("10" is
@@ -100,7 +83,7 @@ export function correctedLines(earlier: readonly { content: string; occurred_at:
     const said = lines.map((l) => CORRECTING.exec(l)?.[1] ?? l);
     const at = said.findIndex((l) => pattern.test(l));
     const line = said[at] as string;
-    const quoted = [around(line, line.search(pattern))];
+    const quoted = [quoteAround(line, line.search(pattern), CORRECTED_QUOTE_MAX)];
     // The lines this memory itself corrects, unless the value was found in one of them.
     if (!CORRECTING.test(lines[at] as string)) for (const l of lines) quoted.push(...(CORRECTING.exec(l)?.slice(1, 2) ?? []));
     return quoted;

@@ -1,4 +1,5 @@
 import { straightApostrophes } from '../apostrophes';
+import { ASKED_ABOUT, NON_ANSWER, YES_NO_QUESTION, YES_OR_NO, lastQuestion } from './answer';
 /**
  * What makes a message worth remembering without an LLM (ours, after seed 001 §1.2's rule engine,
  * whose keyword lists and weights are ours to choose; docs/design.md §5.1): a person stating a
@@ -190,6 +191,20 @@ const SECOND_PERSON = /\b(you|your|you're|youre|you've|yours|yourself)\b|당신|
 
 /** The fact signals of a text (its speaker's name left out), with its conversation's previous message when known. */
 export function factSignals(raw: string, context: FactContext = {}): FactSignals {
+  return readFacts(raw, context).signals;
+}
+
+/**
+ * Whether a text is a short answer to the other speaker's question that says nothing without it
+ * ("Anna." to "What is your sister's name?"; libs/memory answer.ts): at most 12 words, no statement
+ * of its own, no question back, not "I don't know", and no mere reaction unless yes or no to a
+ * yes-or-no question. Its memory keeps the question's line (`stmContent`).
+ */
+export function answersElliptically(raw: string, context: FactContext = {}): boolean {
+  return readFacts(raw, context).elliptical;
+}
+
+function readFacts(raw: string, context: FactContext): { signals: FactSignals; elliptical: boolean } {
   // Decomposed Hangul (NFD, as some keyboards send it) reads as the composed form; a typographic
   // apostrophe (phones, word processors, models) as the straight one: "I’m vegetarian" was lost.
   const text = straightApostrophes(raw.normalize('NFC'));
@@ -216,7 +231,13 @@ export function factSignals(raw: string, context: FactContext = {}): FactSignals
   const changed = ownCorrection && (NUMBER.test(own) || time || named > 0);
   const selfStatement = SELF_STATEMENT.test(own) || selfDropped || identity || keptCode || changed ? 1 : 0;
   const ownContent = selfStatement === 1 || named > 0 || NUMBER.test(text) || decision;
-  return {
+  const reaction = (REACTION.test(text) || /^[^\p{L}\p{N}]*$/u.test(own)) && !ownContent;
+  const asked = answersQuestion(context) ? lastQuestion(context.previous?.text ?? '') : null;
+  const elliptical =
+    asked !== null && selfStatement === 0 && wordsOf.length <= 12 && !/[?？]\s*$/.test(text.trim()) && !NON_ANSWER.test(text) && (!REACTION.test(text) || (YES_OR_NO.test(text) && YES_NO_QUESTION.test(asked)));
+  // The answer to a question about the person's life is their own statement of it ("Penicillin." to "Any allergies?").
+  const aboutLife = elliptical && asked !== null && (DOMAIN.test(asked) || DOMAIN_INTL.test(asked) || PREFERENCE.test(asked) || PREFERENCE_INTL.test(asked) || ASKED_ABOUT.test(asked));
+  const signals: FactSignals = {
     first_person: firstPerson === 1 || SELF_STATEMENT_DROPPED.test(own) ? 1 : 0,
     self_statement: selfStatement,
     domain: domain ? 1 : 0,
@@ -228,7 +249,7 @@ export function factSignals(raw: string, context: FactContext = {}): FactSignals
     number: NUMBER.test(text) ? 1 : 0,
     named,
     // Letters of any script are content: "我在谷歌工作" is not punctuation (\W alone read it so).
-    reaction: (REACTION.test(text) || /^[^\p{L}\p{N}]*$/u.test(own)) && !ownContent ? 1 : 0,
+    reaction: reaction && !aboutLife ? 1 : 0,
     // A question about oneself is one however long ("Do I live in Hamburg with my wife Anna and our two kids?").
     question: /[?？]\s*$/.test(text.trim()) && (wordsOf.length <= 12 || unasked.trim() === '') && selfStatement === 0 ? 1 : 0,
     length: Math.min(1, Math.log1p([...text].length) / Math.log1p(500)),
@@ -241,8 +262,10 @@ export function factSignals(raw: string, context: FactContext = {}): FactSignals
       (identity || DOMAIN.test(own) || DOMAIN_INTL.test(own) || (ofSpeaker && (PREFERENCE.test(own) || PREFERENCE_INTL.test(own) || LIFE_PLAN.test(own) || LIFE_PLAN_INTL.test(own))) || keptCode || ownDecision || ownCorrection)
         ? 1
         : 0,
-    answers_question: answersQuestion(context) ? 1 : 0,
+    answers_question: asked !== null ? 1 : 0,
   };
+  if (aboutLife) Object.assign(signals, { first_person: 1, self_statement: 1, domain: 1, life_fact: 1 });
+  return { signals, elliptical };
 }
 
 function answersQuestion(context: FactContext): boolean {

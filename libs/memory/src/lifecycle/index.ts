@@ -17,6 +17,7 @@ export * from './generalise';
 export * from './stm-step';
 export * from './episode-memory';
 export * from './correction';
+export * from './answer';
 export * from './facts';
 export * from './plain-facts';
 export * from './facts-llm';

@@ -1,3 +1,4 @@
+import { questionLine } from './answer';
 import { passesAttention, stmDecision, utilitySignal, type ConsolidationTrigger } from './consolidation';
 import { emotionalEncoding } from './emotion';
 import { factSignals } from './facts';
@@ -19,6 +20,8 @@ export interface StmMessage {
   importance: ImportanceResult;
   /** Emotional weight 0..1 when the caller has it; else {@link messageEmotion} of the text. */
   emotion?: number;
+  /** The question it answers when it says nothing without it (facts.ts `answersElliptically`): kept with it. */
+  answering?: { id: string; speaker: string; text: string } | null;
 }
 
 /** What the time rules do to a buffer at an instant: who stays, who consolidates (and why), how many leave. */
@@ -40,9 +43,15 @@ export function advanceStm(buffer: readonly SourcedStmEntry[], at: Date, config:
   return out;
 }
 
-/** The stored form of a message in STM: `<speaker>: <text>`. */
-export function stmContent(message: Pick<StmMessage, 'speaker' | 'text'>): string {
-  return `${message.speaker}: ${message.text}`;
+/**
+ * The stored form of a message in STM: `<speaker>: <text>`, after the line of the question it
+ * answers when it says nothing without it ("assistant: What is your sister's name?\nuser: Anna.":
+ * libs/memory answer.ts), so that a search for "sister" finds it and two answers "Anna." to two
+ * questions are two facts, not one repeated.
+ */
+export function stmContent(message: Pick<StmMessage, 'speaker' | 'text' | 'answering'>): string {
+  const said = `${message.speaker}: ${message.text}`;
+  return message.answering ? `${questionLine(message.answering)}\n${said}` : said;
 }
 
 /**
@@ -107,7 +116,8 @@ export function enterStm(
     id: newId(),
     content: stmContent(message),
     speaker: message.speaker,
-    message_ids: [message.id],
+    // The question's message too: the memory holds its words.
+    message_ids: message.answering ? [message.answering.id, message.id] : [message.id],
     importance: message.importance.score,
     importance_source: message.importance.path,
     emotion: message.emotion ?? messageEmotion(message.text, config),

@@ -1,0 +1,39 @@
+import { quoteAround } from '../visible-text';
+
+/**
+ * Short answers (ours; issue 15 item 1, "a default scorer that keeps facts"): an agent that asks
+ * "What is your sister's name?" and is told "Anna." holds a fact that only the two lines together
+ * state. Alone, "Anna." scored under attention and the importance trigger, and had it been kept, a
+ * search for "sister" could not have found it (a newcomer's interview: every answer was lost). A
+ * short reply to another speaker's question that states nothing on its own (libs/memory
+ * facts.ts `answersElliptically`) is read with its question: scored as the person's own fact when
+ * the question asks about their life, and kept with the question's line before it (`stmContent`).
+ */
+
+/** Not an answer: not knowing, declining, asking back ("I don't know", "I'd rather not say", "Why?"). */
+export const NON_ANSWER =
+  /^\W*(?:(?:i\s+)?(?:don't|do not|dont)\s+(?:know|remember|want to (?:say|talk|answer))|idk|dunno|not sure|no idea|no clue|never\s*mind|nevermind|skip|pass|no comment|maybe|later|whatever|hm+|why|huh|what|(?:i'd|i would)\s+rather\s+not|prefer not|none of your business)\b|^\W*(?:모르겠|몰라|글쎄|비밀|말하기 싫)/i;
+
+/** Yes or no, alone or with more ("Yes, twice a week", "No.", "네, 두 명이요"). */
+export const YES_OR_NO = /^\W*(?:yes|yeah|yep|yup|no|nope|nah|not really|never|of course)\b|^\W*(?:네|예|아니요|아뇨|응|아니)(?![가-힣])/i;
+
+/** A question that yes or no answers: it starts with its verb ("Do you ...?", "Any allergies ...?"), or a Korean one. */
+export const YES_NO_QUESTION = /(?:^|[.!?]\s+)(?:do|does|did|are|is|was|were|have|has|had|can|could|will|would|any)\b[^.!?]*\?\s*$|[가-힣][^.!?]*\?\s*$/i;
+
+/** What a question asks of a person beyond the life domains and tastes facts.ts knows: who they are. */
+export const ASKED_ABOUT =
+  /\b(?:name|call you|how old|age|birthday|born|where (?:are|were) you from|nationality|religion|diet|allerg\w*|medications?|what do you do|for a living|where do you live)\b|이름|나이|어디 살|고향|직업/i;
+
+/** The question a text ends with: its last sentence, an image's caption after it left out ("..., huh? [shared an image: ...]"). Empty when none. */
+export function lastQuestion(text: string): string {
+  return /[^.!?\n]*\?+\s*$/.exec(text.replace(/\s*\[[^\]]*\]\s*$/, '').trim())?.[0].trim() ?? '';
+}
+
+/** Longest quote of the question kept with a short answer, in characters: its end, where the question is. */
+export const QUESTION_QUOTE_MAX = 300;
+
+/** The question's line as a short answer's memory keeps it: on one line, at most {@link QUESTION_QUOTE_MAX} characters of its end. */
+export function questionLine(question: { speaker: string; text: string }): string {
+  const text = question.text.replace(/\s+/g, ' ').trim();
+  return `${question.speaker}: ${quoteAround(text, text.length, QUESTION_QUOTE_MAX)}`;
+}

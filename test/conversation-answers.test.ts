@@ -1,0 +1,87 @@
+import { Client } from 'pg';
+import { ManualClock } from '@engram/config';
+import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+
+const MINUTE = 60_000;
+
+// A newcomer's interview (issue 15 item 1): the agent asks, the user answers in a word or two.
+// Every answer was lost ("Anna." below attention, "Penicillin." discarded at /end), and "user:
+// Anna." alone would have told a search for "sister" nothing.
+describe('a short answer is kept with its question', () => {
+  let t: TestApp;
+  let owner: Client;
+  const clock = new ManualClock('2026-03-06T15:00:00Z');
+
+  beforeAll(async () => {
+    t = await startTestApp({}, { clock });
+    owner = new Client({ connectionString: t.db.ownerUrl });
+    await owner.connect();
+  });
+  afterAll(async () => {
+    await owner.end();
+    await t.close();
+  });
+
+  const send = async (f: TenantFixture, conversation: string, messages: { role: string; content: string }[]) =>
+    (await t.http().post(`/v1/conversations/${conversation}/messages`).set(asAgent(f)).send({ messages }).expect(201)).body;
+  const end = async (f: TenantFixture, conversation: string) => (await t.http().post(`/v1/conversations/${conversation}/end`).set(asAgent(f)).expect(200)).body;
+  const kept = async (f: TenantFixture) =>
+    (await owner.query<{ content: string; source_refs: string[] }>('select content, source_refs from memories where tenant_id = $1 order by created_at', [f.tenantId])).rows;
+  const search = async (f: TenantFixture, q: string) =>
+    (await t.http().get('/v1/memory/search').query({ q }).set(asAgent(f)).expect(200)).body.items.map((m: { content: string }) => m.content);
+
+  it('keeps the answers to questions about the user, each with its question, and finds them by the question\'s words', async () => {
+    const f = await createTenant(t, 'interview');
+    const posted = await send(f, 'intake', [
+      { role: 'assistant', content: "Hi! What is your sister's name?" },
+      { role: 'user', content: 'Anna.' },
+      { role: 'assistant', content: 'Where do you work?' },
+      { role: 'user', content: 'At Globex, as a nurse.' },
+      { role: 'assistant', content: 'Any allergies I should know about?' },
+      { role: 'user', content: 'Penicillin.' },
+      { role: 'assistant', content: 'How are you today?' },
+      { role: 'user', content: 'Good, thanks!' },
+    ]);
+    // The question asked in one post and answered in the next is read the same way.
+    clock.advance(MINUTE);
+    await send(f, 'intake', [{ role: 'assistant', content: 'Who is your manager?' }]);
+    clock.advance(MINUTE);
+    await send(f, 'intake', [{ role: 'user', content: 'Anna.' }]);
+    await end(f, 'intake');
+
+    const contents = (await kept(f)).map((m) => m.content);
+    expect(contents).toEqual(
+      expect.arrayContaining([
+        "assistant: Hi! What is your sister's name?\nuser: Anna.",
+        'assistant: Where do you work?\nuser: At Globex, as a nurse.',
+        'assistant: Any allergies I should know about?\nuser: Penicillin.',
+        'assistant: Who is your manager?\nuser: Anna.',
+      ]),
+    );
+    // A pleasantry answering a pleasantry is not kept.
+    expect(contents.some((c) => c.includes('Good, thanks!'))).toBe(false);
+    // The memory's sources are both messages: its words are theirs.
+    const sister = (await kept(f)).find((m) => m.content.includes('sister'));
+    expect(sister?.source_refs).toEqual([posted.message_ids[0], posted.message_ids[1]]);
+
+    expect((await search(f, 'sister'))[0]).toBe("assistant: Hi! What is your sister's name?\nuser: Anna.");
+    expect((await search(f, 'allergies'))[0]).toBe('assistant: Any allergies I should know about?\nuser: Penicillin.');
+    expect((await search(f, 'manager'))[0]).toBe('assistant: Who is your manager?\nuser: Anna.');
+    const recall = await t.http().get('/v1/memory/recall').query({ q: 'where does the user work' }).set(asAgent(f)).expect(200);
+    expect(recall.text).toContain('assistant: Where do you work?\n  user: At Globex, as a nurse.');
+  });
+
+  it('leaves "I don\'t know" and a question back out, and a statement that stands alone as said', async () => {
+    const f = await createTenant(t, 'non-answers');
+    await send(f, 'c', [
+      { role: 'assistant', content: "What is your brother's name?" },
+      { role: 'user', content: "I don't know" },
+      { role: 'assistant', content: 'Where do you live?' },
+      { role: 'user', content: 'Why do you ask?' },
+      { role: 'assistant', content: 'Do you have pets?' },
+      { role: 'user', content: 'I have two cats called Miso and Tofu.' },
+    ]);
+    await end(f, 'c');
+    expect((await kept(f)).map((m) => m.content)).toEqual(['user: I have two cats called Miso and Tofu.']);
+  });
+});
