@@ -3,6 +3,7 @@ import { QUESTION_QUOTE_MAX, lastQuestion, questionLine } from './answer';
 import { answersElliptically, factSignals } from './facts';
 import { scoreByRulesAndFacts } from './importance';
 import { DEFAULT_LIFECYCLE } from './lifecycle-config';
+import { chunkBuffer, type StmEntry } from './stm';
 import { stmContent } from './stm-step';
 
 const trigger = DEFAULT_LIFECYCLE.consolidation.triggers.importance;
@@ -55,6 +56,21 @@ describe('short answers read with their question (libs/memory answer.ts)', () =>
     expect(lastQuestion('No question here.')).toBe('');
     // The question asks about a pastime, not the family its sentence before names: no lift.
     expect(factSignals('It was great!', asked('My family came over. Did the rain stop?')).life_fact).toBe(0);
+  });
+
+  // A newcomer's: the question's own entry chunked with its answer's read the question twice.
+  it('a chunk of a question and its answer holds the question once, and each message once', () => {
+    const at = new Date('2026-03-06T15:00:00Z');
+    const entry = (id: string, content: string, message_ids: string[]): StmEntry => ({
+      id, content, speaker: null, message_ids, importance: 0.5, emotion: 0, association: 0, utility: 0, mentions: 1, rehearsal_count: 0, decay_factor: 0.85, entered_at: at, last_rehearsed_at: at, chunk: null,
+    });
+    const question = 'assistant: Nice to meet you, Dana! Where do you live these days?';
+    const long = `assistant: ${'We talked about your garden and your dogs. '.repeat(10)}Where do you live these days?`;
+    for (const [asked, quoted] of [[question, question], [long, questionLine({ speaker: 'assistant', text: long.slice('assistant: '.length) })]] as const) {
+      const chunked = chunkBuffer([entry('q', asked, ['m1']), entry('a', `${quoted}\nuser: I live in Rotterdam these days, near the port`, ['m1', 'm2'])], 'c', DEFAULT_LIFECYCLE);
+      expect(chunked?.[0]?.content).toBe(`${asked}\nuser: I live in Rotterdam these days, near the port`);
+      expect(chunked?.[0]?.message_ids).toEqual(['m1', 'm2']);
+    }
   });
 
   it('keeps the question before the answer in STM, on one line, its end at most QUESTION_QUOTE_MAX characters', () => {

@@ -165,9 +165,9 @@ export function chunkBuffer(buffer: readonly StmEntry[], newId: string, config: 
   const items = buffer.slice(best.start, best.start + best.length);
   const chunk: StmEntry = {
     id: newId,
-    content: items.map((i) => i.content).join('\n'),
+    content: withoutRepeatedLines(items.map((i) => i.content)),
     speaker: items.every((i) => i.speaker === items[0]?.speaker) ? (items[0]?.speaker ?? null) : null,
-    message_ids: items.flatMap((i) => i.message_ids),
+    message_ids: [...new Set(items.flatMap((i) => i.message_ids))],
     importance: Math.max(...items.map((i) => i.importance)),
     emotion: Math.max(...items.map((i) => i.emotion)),
     association: Math.max(...items.map((i) => i.association)),
@@ -180,6 +180,23 @@ export function chunkBuffer(buffer: readonly StmEntry[], newId: string, config: 
     chunk: { items: items.map((i) => i.id), pattern: best.pattern },
   };
   return [...buffer.slice(0, best.start), chunk, ...buffer.slice(best.start + best.length)];
+}
+
+/**
+ * Entries' texts as one, a line left out where it repeats the line just before it: an answer's
+ * entry starts with the question it answers (`stmContent`), which the entry before it may hold
+ * (a newcomer's chunk read "assistant: …Where do you live?" twice). A quoted question cut to its
+ * end (`…<end>`) repeats the line it ends.
+ */
+function withoutRepeatedLines(contents: readonly string[]): string {
+  const lines: string[] = [];
+  for (const line of contents.join('\n').split('\n')) {
+    const before = lines[lines.length - 1];
+    const cut = /^([^:\n]{1,64}: )…(.+)$/.exec(line);
+    if (before !== undefined && (before === line || (cut && before.startsWith(cut[1] as string) && before.endsWith(cut[2] as string)))) continue;
+    lines.push(line);
+  }
+  return lines.join('\n');
 }
 
 /** An entry leaving STM because the buffer was full, and whether it consolidates on the way out. */
