@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '@engram/config';
 import { MemoriesRepository, MessagesRepository, newId, type TenantTx } from '@engram/db';
 import { RequestEmbedder } from '@engram/embeddings';
-import { correctedLines, entryScore, episodeImportance, episodeMemory, repeatsMemory, subjectlessCorrection, withCorrectedLines, withoutSpeakers, type ConsolidationTrigger, type ImportanceResult, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
+import { correctedLines, entryScore, episodeImportance, episodeMemory, lifeChange, replacedLine, repeatsMemory, subjectlessCorrection, withCorrectedLines, withReplacedLine, withoutSpeakers, type ConsolidationTrigger, type ImportanceResult, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
 import type { ConsolidationOutcome } from './conversation.types';
 import { FactConsolidation } from './fact-consolidation.service';
 import { HybridSearch } from './hybrid-search.service';
@@ -11,6 +11,8 @@ import { MemoryWriter } from './memory-writer.service';
 
 /** Memories compared with an entry for its association and for a near-duplicate. */
 const SIMILAR_CANDIDATES = 10;
+/** Memories looked through for the statement a change of home or work replaces (a mind may say "work" often). */
+const REPLACED_CANDIDATES = 50;
 
 /**
  * Short-term memory into long-term memory (seed 000 `consolidate`; docs/design.md §4.3), for the
@@ -37,9 +39,9 @@ export class EpisodeConsolidation {
    * its memory expired is a new memory, not a reinforcement of one that every read hides (a peer's
    * report, mem0 #7051, tried on Engram: the restated fact vanished into the expired memory).
    */
-  async similar(tx: TenantTx, scope: MemoryScope, content: string, config: LifecycleConfig) {
+  async similar(tx: TenantTx, scope: MemoryScope, content: string, config: LifecycleConfig, limit = SIMILAR_CANDIDATES) {
     // Without the speakers: every episode names one, and "user" would match them all.
-    const query = { q: (withoutSpeakers(content).trim() || content).slice(0, 1000), mode: 'any' as const, vector: null, filter: { activeAt: this.clock.now() }, limit: SIMILAR_CANDIDATES };
+    const query = { q: (withoutSpeakers(content).trim() || content).slice(0, 1000), mode: 'any' as const, vector: null, filter: { activeAt: this.clock.now() }, limit };
     const hits = await this.search.search(tx, scope.mindId, query, config, { access: false, statistics: 'uncounted', associations: false });
     return hits.map((h) => h.row);
   }
@@ -64,14 +66,21 @@ export class EpisodeConsolidation {
    * holds the old value, and what that line itself corrected (`correctedLines`): "(correcting: user: My doctor put me on atorvastatin
    * 10mg …)". Alone it shared no word with its subject, and a search for "atorvastatin" found only
    * the old dose (a newcomer's report); with it, both are found and, as variants of one statement,
-   * the correction comes first (the newest fact wins). Any other entry: its content unchanged.
+   * the correction comes first (the newest fact wins). A change of home or work ("I moved to
+   * Berlin", "I just started a new job at Globex") is kept likewise with the speaker's latest
+   * statement of the same topic, `(previously: user: I live in Paris.)` (libs/memory
+   * `lifeChange`, `replacedLine`). Any other entry: its content unchanged.
    */
   private async withCorrected(tx: TenantTx, scope: MemoryScope, entry: SourcedStmEntry, config: LifecycleConfig): Promise<string> {
     if (entry.message_ids.length !== 1) return entry.content;
-    const correction = subjectlessCorrection(withoutSpeakers(entry.content));
-    if (!correction) return entry.content;
-    const earlier = (await this.similar(tx, scope, correction.probes.join(' '), config)).filter((m) => m.occurred_at.getTime() <= entry.entered_at.getTime());
-    return withCorrectedLines(entry.content, correctedLines(earlier, correction));
+    const said = withoutSpeakers(entry.content);
+    const saidBefore = async (probes: string, limit?: number) => (await this.similar(tx, scope, probes, config, limit)).filter((m) => m.occurred_at.getTime() <= entry.entered_at.getTime());
+    const correction = subjectlessCorrection(said);
+    if (correction) return withCorrectedLines(entry.content, correctedLines(await saidBefore(correction.probes.join(' ')), correction));
+    // A change of home or work is kept with the speaker's statement it replaces (libs/memory life-change.ts).
+    const change = entry.speaker ? lifeChange(said) : null;
+    const replaced = change && entry.speaker ? replacedLine(await saidBefore(change.probes, REPLACED_CANDIDATES), change.topic, entry.speaker) : null;
+    return replaced ? withReplacedLine(entry.content, replaced) : entry.content;
   }
 
   /**

@@ -34,6 +34,8 @@ export interface HybridQuery {
 }
 
 const NEIGHBOUR_REACH = 2;
+/** Hits whose statements of the same thing are put newest first before the limit cuts (libs/memory `newestFirstAmongVariants`). */
+const VARIANT_WINDOW = 20;
 /** How long a mind's size and full-text statistics are kept before they are counted again. */
 const MIND_CACHE_MS = 60_000;
 /** Minds one process keeps statistics for (bounded: least recently searched out first). */
@@ -140,19 +142,20 @@ export class HybridSearch {
       priority: row.priority,
       forgotten: row.forgotten,
     }));
-    const ranked = rankHybrid(candidates, query.q, config, query.limit, found.links);
+    // The newest fact wins: statements of the same thing take their places newest first, among the
+    // first VARIANT_WINDOW hits whatever the limit, so that a newer statement ranked just past the
+    // limit still takes its older one's place and a smaller limit gives the first hits of a larger
+    // one (a peer's report, tried on Engram: limit=1 answered the outdated value).
+    const ranked = rankHybrid(candidates, query.q, config, Math.max(query.limit, VARIANT_WINDOW), found.links);
+    const read = new Map((await this.memories.findByIds(tx, mindId, ranked.map((h) => h.id))).map((row) => [row.id, row]));
+    // The row's own fields are what ordering statements reads (libs/memory `Stated`).
+    const hits = ranked.flatMap((h) => (read.has(h.id) ? [{ ...(read.get(h.id) as MemoryRow), score: h.score, explain: h.explain }] : []));
+    const chosen = newestFirstAmongVariants(hits).slice(0, query.limit);
     // The hits are accesses (docs/design.md §5): their rows as the access leaves them (written
     // behind, or in this transaction with ACCESS_FLUSH_MS=0: AccessRecorder).
-    const ids = ranked.map((h) => h.id);
-    const fullRows = options.access === false ? this.accesses.seen(tx.tenantId, await this.memories.findByIds(tx, mindId, ids), config) : await this.accesses.access(tx, mindId, ids, now, config);
-    const full = new Map(fullRows.map((row) => [row.id, row]));
-    const hits = ranked.flatMap((h) => {
-      const row = full.get(h.id);
-      // The row's own fields are what ordering statements reads (libs/memory `Stated`).
-      return row ? [{ ...row, row, score: h.score, explain: h.explain }] : [];
-    });
-    // The newest fact wins: statements of the same thing take their places newest first.
-    return newestFirstAmongVariants(hits).map(({ row, score, explain }) => ({ row, score, explain }));
+    const rows = chosen.map((h) => read.get(h.id) as MemoryRow);
+    const seen = new Map((options.access === false ? this.accesses.seen(tx.tenantId, rows, config) : await this.accesses.accessRows(tx, mindId, rows, now, config)).map((row) => [row.id, row]));
+    return chosen.flatMap((h) => (seen.has(h.id) ? [{ row: seen.get(h.id) as MemoryRow, score: h.score, explain: h.explain }] : []));
   }
 
   private async mindState(tx: TenantTx, mindId: string): Promise<MindState> {

@@ -12,8 +12,15 @@ const UNIT_APART = String.raw`(?:\s+([\p{L}%]{1,6}))?`;
 const OLD_VALUE = new RegExp(String.raw`\bnot\s+(${VALUE})${UNIT_APART}\s*[.!]*\s*$`, 'iu');
 const NEW_VALUES = new RegExp(String.raw`(${VALUE})${UNIT_APART}`, 'giu');
 const UNIT = /\p{N}([\p{L}%]+)$/u;
-/** The line a kept correction adds (see {@link withCorrectedLine}). */
+/** The line a kept correction adds (see {@link withCorrectedLines}). */
 const CORRECTING = /^\(correcting: (.*)\)$/u;
+/** A line a memory quotes of another: what a correction corrects, or what a change replaces (libs/memory life-change.ts). */
+const QUOTED = /^\((?:correcting|previously): (.*)\)$/u;
+
+/** The line quoted when `line` is a quote of another memory's (`(correcting: …)`, `(previously: …)`), else null. */
+export function quotedLine(line: string): string | null {
+  return QUOTED.exec(line.trim())?.[1] ?? null;
+}
 
 /**
  * A value's unit: attached ("10mg"), else the short word after it when that is no word a
@@ -80,7 +87,7 @@ export function correctedLines(earlier: readonly { content: string; occurred_at:
     const memory = newestFirst.find((m) => pattern.test(m.content));
     if (!memory) continue;
     const lines = memory.content.split('\n').map((l) => l.trim());
-    const said = lines.map((l) => CORRECTING.exec(l)?.[1] ?? l);
+    const said = lines.map((l) => quotedLine(l) ?? l);
     const at = said.findIndex((l) => pattern.test(l));
     const line = said[at] as string;
     const quoted = [quoteAround(line, line.search(pattern), CORRECTED_QUOTE_MAX)];

@@ -18,6 +18,7 @@ export * from './stm-step';
 export * from './episode-memory';
 export * from './correction';
 export * from './answer';
+export * from './life-change';
 export * from './facts';
 export * from './plain-facts';
 export * from './facts-llm';

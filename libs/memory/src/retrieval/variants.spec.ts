@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { contentWords } from '../lifecycle/similarity';
-import { isVariant, newestFirstAmongVariants, statedAt } from './variants';
+import { isVariant, newestFirstAmongVariants, otherSubject, statedAt } from './variants';
 
 const hit = (id: string, content: string, day: number, key = id) => ({ id, category: 'note', key, content, occurred_at: new Date(Date.UTC(2026, 0, day)) });
 
@@ -12,6 +12,20 @@ describe('the newest fact wins (search order)', () => {
     expect(v('The user works at Acme', 'The user works at Acme')).toBe(false);
     expect(v('The user works at Acme', 'Melanie painted a sunset last weekend')).toBe(false);
     expect(v('The user works at Acme', 'The user loves jazz and hiking in the Alps')).toBe(false);
+  });
+
+  it('statements that differ before their verb are about another subject, not another value', () => {
+    const o = (a: string, b: string) => otherSubject(contentWords(a), contentWords(b));
+    expect(o("Tom's sister lives in Porto", "Tom's boss lives in Porto")).toBe(true);
+    expect(o('Caroline: I went to the support group yesterday', 'Melanie: I went to the support group yesterday')).toBe(true);
+    expect(o('The user works at Acme', 'The user works at Globex')).toBe(false);
+    expect(o('I drive a Volvo to work every day', 'I drive a Tesla to work every day')).toBe(false);
+    expect(o('Blood pressure medication is amlodipine 5mg', 'Blood pressure medication is amlodipine 10mg')).toBe(false);
+    expect(o('Dentist appointment is on 10 March 2027 at 3pm', 'Dentist appointment moved to 12 March 2027 at 3pm')).toBe(false);
+    // Asked about either, the one asked about stays where the ranking put it (graphiti #1728).
+    const sister = hit('sister', "Tom's sister lives in Porto", 1);
+    const boss = hit('boss', "Tom's boss lives in Porto", 9);
+    expect(newestFirstAmongVariants([sister, boss]).map((h) => h.id)).toEqual(['sister', 'boss']);
   });
 
   it('puts variants newest first in the places they had, and moves nothing else', () => {

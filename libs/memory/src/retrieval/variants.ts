@@ -1,3 +1,4 @@
+import { quotedLine } from '../lifecycle/correction';
 import { contentWords } from '../lifecycle/similarity';
 
 /**
@@ -10,6 +11,49 @@ export function isVariant(a: Set<string>, b: Set<string>): boolean {
   for (const w of a) if (b.has(w)) shared += 1;
   const union = a.size + b.size - shared;
   return shared >= 2 && shared < union && shared / union >= 0.4;
+}
+
+// Verbs a statement's subject comes before (their -s, -es, -ies forms and any -ed form count too).
+const VERBS = new Set(
+  'be is are was were am has have had do does did go goes went gone get got live lived work drive drove play take took use own study leave left arrive start join teach taught speak spoke wear need want eat ate drink drank say said think thought know knew feel felt make made buy bought sell sold visit meet met paint run ran write wrote read watch plan call name lose lost win won love like hate prefer enjoy move keep kept stay become became come came give gave see saw tell told'.split(' '),
+);
+const verbish = (w: string) => VERBS.has(w) || w.endsWith('ed') || (w.endsWith('ies') && VERBS.has(`${w.slice(0, -3)}y`)) || (w.endsWith('es') && VERBS.has(w.slice(0, -2))) || (w.endsWith('s') && VERBS.has(w.slice(0, -1)));
+
+/**
+ * Whether two statements differ before their verb and share it and what follows: another subject
+ * with the same predicate ("Tom's sister lives in Porto" / "Tom's boss lives in Porto", two people;
+ * another speaker saying the same), not the same subject with another value ("The user lives in
+ * Berlin" / "... in Munich", "I drive a Volvo to work" / "... a Tesla ..."). Content words in the
+ * order said (a {@link contentWords} set keeps it). A peer's report tried on Engram (graphiti
+ * #1728): the boss's newer fact was put before the sister's asked about.
+ */
+export function otherSubject(a: Set<string>, b: Set<string>): boolean {
+  const [x, y] = [[...a], [...b]];
+  let start = 0;
+  while (start < x.length && start < y.length && x[start] === y[start]) start++;
+  let end = 0;
+  while (end < x.length - start && end < y.length - start && x[x.length - 1 - end] === y[y.length - 1 - end]) end++;
+  return !x.slice(0, start).some(verbish) && x.slice(x.length - end).some(verbish);
+}
+
+/** A memory's own lines and the lines it quotes of others (`(correcting: …)`, `(previously: …)`). */
+function linesOf(content: string): { own: string[]; quoted: string[] } {
+  const own: string[] = [];
+  const quoted: string[] = [];
+  for (const line of content.split('\n')) {
+    const q = quotedLine(line);
+    if (q === null) own.push(line.trim());
+    else quoted.push(q);
+  }
+  return { own, quoted };
+}
+
+/** Whether a memory quotes one of another's lines, whole or cut (`…`): a correction and what it corrects, a change and what it replaces. */
+function quotes(a: { quoted: string[] }, b: { own: string[] }): boolean {
+  return a.quoted.some((q) => {
+    const cut = q.replace(/^…|…$/g, '');
+    return b.own.some((l) => l === q || (cut !== q && l.includes(cut)));
+  });
 }
 
 /** A statement's event time and, when known, when the memory was first and last written and last said again. */
@@ -73,7 +117,9 @@ export function statedAt(hit: Stated): number {
 
 /**
  * The newest fact wins (ours; docs/retrieval.md "Newest first"): among ranked hits, statements of
- * the same thing (the same category and key, or variants: {@link isVariant}) keep the places the
+ * the same thing (the same category and key; variants, {@link isVariant}, that do not differ in
+ * their subject, {@link otherSubject}; or one quoting a line of the other: a correction and what it
+ * corrects, a change and what it replaces) keep the places the
  * ranking gave them, but are put in them newest first (by when each was stated: {@link statedAt}),
  * so that the current value comes before the one it replaced. Other hits do not move.
  *
@@ -82,13 +128,15 @@ export function statedAt(hit: Stated): number {
  */
 export function newestFirstAmongVariants<T extends Stated & { category: string; key: string; content: string }>(hits: readonly T[]): T[] {
   const words = hits.map((h) => contentWords(h.content));
+  const lines = hits.map((h) => linesOf(h.content));
   const group = hits.map((_, i) => i);
   const root = (i: number): number => (group[i] === i ? i : (group[i] = root(group[i] as number)));
   for (let i = 0; i < hits.length; i++) {
     for (let j = i + 1; j < hits.length; j++) {
       const a = hits[i] as T;
       const b = hits[j] as T;
-      if ((a.category === b.category && a.key === b.key) || isVariant(words[i] as Set<string>, words[j] as Set<string>)) group[root(j)] = root(i);
+      const [la, lb] = [lines[i], lines[j]] as [ReturnType<typeof linesOf>, ReturnType<typeof linesOf>];
+      if ((a.category === b.category && a.key === b.key) || (isVariant(words[i] as Set<string>, words[j] as Set<string>) && !otherSubject(words[i] as Set<string>, words[j] as Set<string>)) || quotes(la, lb) || quotes(lb, la)) group[root(j)] = root(i);
     }
   }
   const out = [...hits];

@@ -133,8 +133,8 @@ export interface EditContext {
  * again is not a new version).
  *
  * - Omitted fields keep their stored values, except that an upsert of an expired memory without
- *   `expires_at` clears the expiry (storing a key again brings it back), and an upsert of new
- *   content without `occurred_at` dates it `now` (the new statement is made now).
+ *   `expires_at` clears the expiry (storing a key again brings it back), and new content without
+ *   `occurred_at` (an upsert or a PUT) dates it `now` (the new statement is made now).
  * - Provenance follows {@link provenanceOf}: new content belongs to its writer.
  * - Importance: the caller's always counts; the scorer's only for new content, and never over an
  *   importance the caller set earlier. A counted importance that differs re-encodes the lifecycle
@@ -160,9 +160,10 @@ export function memoryChange(current: StoredMemory, edit: MemoryEdit, ctx: EditC
       contentUnchanged: hash === current.content_hash,
     }),
     expires_at: revive ? null : edit.expires_at === undefined ? current.expires_at : edit.expires_at === null ? null : new Date(edit.expires_at),
-    // A key stored again with new content and no date states it now: the old date told of the old
-    // content (a tester's: "works at Globex" kept Acme's 2023 date, and recall dated it so).
-    occurred_at: edit.occurred_at ? new Date(edit.occurred_at) : ctx.upsert && hash !== current.content_hash ? now : current.occurred_at,
+    // New content and no date states it now, by upsert or by PUT: the old date told of the old
+    // content (a tester's: "works at Globex" kept Acme's 2023 date, and recall dated it so; a
+    // peer's report tried on Engram: a PUT correction ranked as the older statement).
+    occurred_at: edit.occurred_at ? new Date(edit.occurred_at) : hash !== current.content_hash ? now : current.occurred_at,
     memory_type: edit.memory_type ?? current.memory_type,
     source_refs: edit.source_refs ?? current.source_refs,
     temporal_context: edit.temporal_context ?? current.temporal_context,

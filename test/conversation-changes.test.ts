@@ -1,0 +1,76 @@
+import { Client } from 'pg';
+import { ManualClock } from '@engram/config';
+import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+
+const DAY = 24 * 60 * 60_000;
+
+// Issue 15 item 4's own example, said the way people say it: the new home or job without the
+// old one ("I moved to Berlin" after "I live in Paris"). The two shared no word: a search for
+// "where does the user live" ranked Paris first and the move last, or not at all.
+describe('a change of home or work ranks before what it replaces', () => {
+  let t: TestApp;
+  let owner: Client;
+  const clock = new ManualClock('2026-03-06T15:00:00Z');
+
+  beforeAll(async () => {
+    t = await startTestApp({}, { clock });
+    owner = new Client({ connectionString: t.db.ownerUrl });
+    await owner.connect();
+  });
+  afterAll(async () => {
+    await owner.end();
+    await t.close();
+  });
+
+  const say = async (f: TenantFixture, conversation: string, messages: { role?: string; speaker?: string; content: string }[]) => {
+    await t.http().post(`/v1/conversations/${conversation}/messages`).set(asAgent(f)).send({ messages: messages.map((m) => ({ role: 'user', ...m })) }).expect(201);
+    await t.http().post(`/v1/conversations/${conversation}/end`).set(asAgent(f)).expect(200);
+  };
+  const search = async (f: TenantFixture, q: string) =>
+    (await t.http().get('/v1/memory/search').query({ q }).set(asAgent(f)).expect(200)).body.items.map((m: { content: string }) => m.content.split('\n')[0]);
+
+  it('a move and a new job come first, each kept with the statement it replaces', async () => {
+    const f = await createTenant(t, 'changes');
+    await say(f, 'march', [
+      { content: 'I live in Paris with my wife and our two kids.' },
+      { content: 'I work at Acme as a software engineer.' },
+      { content: 'My sister lives in Porto and works at a bakery there.' },
+      { content: 'My favourite food is ramen, I eat it every Friday.' },
+      { content: 'I have been learning Japanese for two years.' },
+    ]);
+    clock.advance(40 * DAY);
+    await say(f, 'april', [{ content: 'Big news: I moved to Berlin last week.' }, { content: 'I just started a new job at Globex.' }]);
+
+    const moved = (await owner.query<{ content: string }>("select content from memories where tenant_id = $1 and content like '%Berlin%'", [f.tenantId])).rows[0];
+    expect(moved?.content).toBe('user: Big news: I moved to Berlin last week.\n(previously: user: I live in Paris with my wife and our two kids.)');
+    // Both found, the move first of the two (another person's home may rank between or above them).
+    const live = await search(f, 'where does the user live');
+    expect(live).toContain('user: I live in Paris with my wife and our two kids.');
+    expect(live.indexOf('user: Big news: I moved to Berlin last week.')).toBeGreaterThan(-1);
+    expect(live.indexOf('user: Big news: I moved to Berlin last week.')).toBeLessThan(live.indexOf('user: I live in Paris with my wife and our two kids.'));
+    const work = await search(f, 'where does the user work');
+    expect(work.indexOf('user: I just started a new job at Globex.')).toBeGreaterThan(-1);
+    expect(work.indexOf('user: I just started a new job at Globex.')).toBeLessThan(work.indexOf('user: I work at Acme as a software engineer.'));
+    // A quote's role is no word of the search document: "the user" in a question does not pick the memories that quote a line.
+    expect((await search(f, 'what food does the user like'))[0]).toBe('user: My favourite food is ramen, I eat it every Friday.');
+    const recall = (await t.http().get('/v1/memory/recall').query({ q: 'where does the user live' }).set(asAgent(f)).expect(200)).text;
+    expect(recall.indexOf('I moved to Berlin')).toBeGreaterThan(-1);
+    expect(recall.indexOf('I moved to Berlin')).toBeLessThan(recall.indexOf('user: I live in Paris with my wife'));
+  });
+
+  it("quotes only the same speaker's statement, and leaves a statement that changes nothing as said", async () => {
+    const f = await createTenant(t, 'speakers');
+    await say(f, 'chat', [
+      { speaker: 'Anna', content: 'I live in Lyon, near the old town.' },
+      { speaker: 'Ben', content: 'I live in Oslo, it is cold.' },
+    ]);
+    clock.advance(DAY);
+    await say(f, 'chat', [
+      { speaker: 'Ben', content: 'I moved to Rome last month!' },
+      { speaker: 'Anna', content: 'I love living in Lyon, the food is great.' },
+    ]);
+    const rows = (await owner.query<{ content: string }>('select content from memories where tenant_id = $1 order by content', [f.tenantId])).rows.map((r) => r.content);
+    expect(rows).toContain('Ben: I moved to Rome last month!\n(previously: Ben: I live in Oslo, it is cold.)');
+    expect(rows).toContain('Anna: I love living in Lyon, the food is great.');
+  });
+});
