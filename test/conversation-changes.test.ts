@@ -58,6 +58,19 @@ describe('a change of home or work ranks before what it replaces', () => {
     expect(recall.indexOf('I moved to Berlin')).toBeLessThan(recall.indexOf('user: I live in Paris with my wife'));
   });
 
+  // A newcomer's: "Actually it's amoxicillin, not penicillin." was discarded (0.14) and the wrong drug kept.
+  it('a correction of a word is kept with the statement it corrects, and found first by its subject', async () => {
+    const f = await createTenant(t, 'word-correction');
+    await say(f, 'monday', [{ content: 'I am allergic to penicillin, it gives me hives.' }, { content: 'My daughter Mia is seven and loves dinosaurs.' }]);
+    clock.advance(DAY);
+    await say(f, 'tuesday', [{ content: "Actually it's amoxicillin, not penicillin." }]);
+    const rows = (await owner.query<{ content: string }>('select content from memories where tenant_id = $1', [f.tenantId])).rows.map((r) => r.content);
+    expect(rows).toContain("user: Actually it's amoxicillin, not penicillin.\n(correcting: user: I am allergic to penicillin, it gives me hives.)");
+    const allergies = await search(f, 'what is the user allergic to');
+    expect(allergies[0]).toBe("user: Actually it's amoxicillin, not penicillin.");
+    expect(allergies).toContain('user: I am allergic to penicillin, it gives me hives.');
+  });
+
   it("quotes only the same speaker's statement, and leaves a statement that changes nothing as said", async () => {
     const f = await createTenant(t, 'speakers');
     await say(f, 'chat', [

@@ -47,12 +47,13 @@ export interface SubjectlessCorrection {
  * meant 40, not 14", "it's 20 mg now, not 10 mg"): without the statement it corrects it says
  * nothing a search for the subject ("atorvastatin") could find, nor what it applies to. Null for
  * any other text, among them a correction that names its subject ("The meeting is at 3pm, not
- * 2pm": found by "meeting"). Ours (issue 15, "the newest fact wins"; newcomers' reports).
+ * 2pm": found by "meeting"). Also a word for the value when said as a correction
+ * ({@link wordCorrection}). Ours (issue 15, "the newest fact wins"; newcomers' reports).
  */
 export function subjectlessCorrection(text: string): SubjectlessCorrection | null {
   const said = text.trim();
   const match = OLD_VALUE.exec(said);
-  if (!match) return null;
+  if (!match) return wordCorrection(said);
   const oldValue = match[1] as string;
   const oldUnit = unitOf(oldValue, match[2]);
   const before = said.slice(0, match.index);
@@ -66,6 +67,28 @@ export function subjectlessCorrection(text: string): SubjectlessCorrection | nul
   const unit = oldUnit ?? newUnit;
   const probes = unit ? [`${bare}${unit}`, `${bare} ${unit}`, bare] : [bare];
   return { oldValue, probes: [...new Set(probes.map((p) => p.toLowerCase()))] };
+}
+
+/** "…, not penicillin." at the end: the old value a word. */
+const OLD_WORD = /\bnot\s+(\p{L}[\p{L}'’-]*)\s*[.!]*\s*$/iu;
+/** Words "not" takes that name no value ("wait, not yet", "no, not really"). */
+const NOT_A_VALUE = new Set(['yet', 'really', 'sure', 'quite', 'exactly', 'necessarily', 'anymore', 'again', 'always', 'ever', 'now', 'today', 'much', 'bad', 'good', 'great', 'true', 'right', 'wrong', 'everything', 'everyone', 'anything', 'all', 'me', 'you', 'us', 'them']);
+/** How a correction opens when it names a word, not a number: "Actually ...", "Sorry, ...", "No, ...". */
+const OPENS_CORRECTION = /^\W*(?:actually|sorry|oops|wait|no|nope|correction|i mean|i meant|make that)\b/i;
+
+/**
+ * The same with a word for the value ("Actually it's amoxicillin, not penicillin.", "No, it's
+ * Anne, not Anna."): opened as a correction, at most two words of its own beside the old one (the
+ * new value), the old word looked for as said (a newcomer's: scored 0.14 and discarded, the wrong
+ * drug kept).
+ */
+function wordCorrection(said: string): SubjectlessCorrection | null {
+  const old = OLD_WORD.exec(said)?.[1];
+  if (!old || !OPENS_CORRECTION.test(said)) return null;
+  const probe = old.toLowerCase();
+  const own = [...contentWords(said)].filter((w) => !SAID_WITH.has(w) && w !== probe && !['no', 'nope', 'oops', 'mean'].includes(w));
+  if (own.length > 2 || !contentWords(old).has(probe) || NOT_A_VALUE.has(probe)) return null;
+  return { oldValue: old, probes: [probe] };
 }
 
 /** Longest quote of the corrected statement kept with a correction, in characters. */

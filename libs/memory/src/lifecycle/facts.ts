@@ -1,4 +1,5 @@
 import { straightApostrophes } from '../apostrophes';
+import { subjectlessCorrection } from './correction';
 import { ASKED_ABOUT, NON_ANSWER, YES_NO_QUESTION, YES_OR_NO, lastQuestion } from './answer';
 /**
  * What makes a message worth remembering without an LLM (ours, after seed 001 §1.2's rule engine,
@@ -228,7 +229,7 @@ function readFacts(raw: string, context: FactContext): { signals: FactSignals; e
   const named = Math.min(3, new Set((own.match(NAMED) ?? []).filter((w) => !/^(I|I'm|I've|I'd|I'll|OK|TV)$/.test(w))).size);
   const ownDecision = DECISION.test(own) || DECISION_INTL.test(own);
   const ownCorrection = CORRECTION.test(own) || CORRECTION_INTL.test(own);
-  const changed = ownCorrection && (NUMBER.test(own) || time || named > 0);
+  const changed = ownCorrection && (NUMBER.test(own) || time || named > 0 || subjectlessCorrection(own) !== null);
   const selfStatement = SELF_STATEMENT.test(own) || selfDropped || identity || keptCode || changed ? 1 : 0;
   const ownContent = selfStatement === 1 || named > 0 || NUMBER.test(text) || decision;
   const reaction = (REACTION.test(text) || /^[^\p{L}\p{N}]*$/u.test(own)) && !ownContent;
