@@ -211,4 +211,11 @@ export const PLAIN_FACTS: readonly string[] = [
   'I play the cello.',
   'I also started running three times a week.',
   "I've been feeling really depressed lately.",
+  // Helper 33's (2026-12-05), discarded at 0.32-0.59: a dose lowered, a booking cancelled or moved, a break-up.
+  'I am down to 5mg lisinopril now.',
+  'The doctor lowered my lisinopril to 5mg.',
+  'We cancelled the hotel booking.',
+  'The flight got pushed to March 14.',
+  'Trip to Tokyo is off.',
+  'We broke up.',
 ];
