@@ -49,6 +49,11 @@ describe('subjectlessCorrection', () => {
     ['Oops, 2027-03-14, not 2027-03-13', ['2027-03-13']],
     ['Sorry, I meant 1,200, not 1,000', ['1,000']],
     ['Actually 3.5, not 2.5', ['2.5']],
+    // Helper 33's: with a sentence after it, and in German, French and Spanish.
+    ["Actually, it's 20mg now, not 10. I misread the prescription.", ['10mg', '10 mg', '10']],
+    ['Eigentlich sind es jetzt 100 mg, nicht 50.', ['50mg', '50 mg', '50']],
+    ["En fait c'est 100 mg maintenant, pas 50.", ['50mg', '50 mg', '50']],
+    ['En realidad son 100 mg ahora, no 50.', ['50mg', '50 mg', '50']],
   ])('%s names only values: the old one is looked for', (text, probes) => {
     expect(subjectlessCorrection(text)?.probes).toEqual(probes);
   });

@@ -2,14 +2,18 @@ import { escapeRegExp, quoteAround } from '../visible-text';
 import { contentWords } from './similarity';
 
 /** Words a correction is said with, not what it is about ("Actually, it's 20mg now, not 10"). */
-const SAID_WITH = new Set(['actually', 'sorry', 'wait', 'oops', 'nope', 'correction', 'now', 'make', 'meant', 'mean', 'rather', 'instead', 'right', 'wrong', 'typo', 'misspoke', 'earlier', 'said']);
+const SAID_WITH = new Set([
+  ...['actually', 'sorry', 'wait', 'oops', 'nope', 'correction', 'now', 'make', 'meant', 'mean', 'rather', 'instead', 'right', 'wrong', 'typo', 'misspoke', 'earlier', 'said'],
+  // German, French, Spanish: "Eigentlich sind es jetzt 100 mg, nicht 50", "En fait c'est 100 mg maintenant, pas 50", "En realidad son 100 mg ahora, no 50".
+  ...['eigentlich', 'sind', 'ist', 'es', 'jetzt', 'nun', 'nicht', 'en', 'fait', 'est', 'maintenant', 'pas', 'ahora', 'son', 'realidad', 'no', 'de', 'hecho', 'ce', 'sont'],
+]);
 const HAS_DIGIT = /\p{N}/u;
 /** A value: a word holding a digit ("10", "10mg", "7:45", "2027-03-13", "1,000", "3.5"). */
 const VALUE = String.raw`[\p{L}\p{N}]*\p{N}(?:[\p{L}\p{N}%]|[.,:/-](?=\p{N}))*`;
 /** A unit written apart from its number ("10 mg", "20 km"): a short word. */
 const UNIT_APART = String.raw`(?:\s+([\p{L}%]{1,6}))?`;
 /** "…, not 10." / "not 10 mg!" at the end: the old value and the unit written after it. */
-const OLD_VALUE = new RegExp(String.raw`\bnot\s+(${VALUE})${UNIT_APART}\s*[.!]*\s*$`, 'iu');
+const OLD_VALUE = new RegExp(String.raw`(?<![\p{L}])(?:not|nicht|pas|no)\s+(${VALUE})${UNIT_APART}\s*[.!]*\s*$`, 'iu');
 const NEW_VALUES = new RegExp(String.raw`(${VALUE})${UNIT_APART}`, 'giu');
 const UNIT = /\p{N}([\p{L}%]+)$/u;
 /** The line a kept correction adds (see {@link withCorrectedLines}). */
@@ -51,7 +55,15 @@ export interface SubjectlessCorrection {
  * ({@link wordCorrection}). Ours (issue 15, "the newest fact wins"; newcomers' reports).
  */
 export function subjectlessCorrection(text: string): SubjectlessCorrection | null {
-  const said = text.trim();
+  // Said with more after it ("Actually, it's 20mg now, not 10. I misread the prescription."): its own sentence is the correction.
+  for (const sentence of text.split(/(?<=[.!?])\s+(?=\S)/)) {
+    const found = sentenceCorrection(sentence.trim());
+    if (found) return found;
+  }
+  return null;
+}
+
+function sentenceCorrection(said: string): SubjectlessCorrection | null {
   const match = OLD_VALUE.exec(said);
   if (!match) return wordCorrection(said);
   const oldValue = match[1] as string;
