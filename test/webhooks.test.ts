@@ -152,9 +152,10 @@ describe('webhooks through BullMQ (API + worker)', () => {
     const other = await register(t.http, f, receiver.url, ['memory.evicted']);
     expect(() => new Webhook(other.secret).verify(got.body, got.headers as Record<string, string>)).toThrow();
 
+    // New content by PUT is a statement made now: its date changes with it.
     await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).send({ content: 'We launch on 2027-04-01' }).expect(200);
     const updated = await waitFor('memory.updated', () => receiver.events('memory.updated').find((e) => e.data.memory_id === created.body.id));
-    expect(updated.data).toMatchObject({ content: 'We launch on 2027-04-01', version: 2, changed: ['content'] });
+    expect(updated.data).toMatchObject({ content: 'We launch on 2027-04-01', version: 2, changed: ['content', 'occurred_at'] });
 
     await t.http().delete(`/v1/memory/${created.body.id}`).set(asAgent(f)).expect(204);
     const deleted = await waitFor('memory.deleted', () => receiver.events('memory.deleted').find((e) => e.data.memory_id === created.body.id));
