@@ -249,6 +249,9 @@ describe('MCP server at /mcp', () => {
     expect(textOf(both)).toBe('id: give id, or category and key, not both');
     const neither = await call(client, 'history', {});
     expect(textOf(neither)).toBe('id: is required (or category and key)');
+    // Half the pair: the other is missing (helper 34's: "key: must be a string").
+    expect(textOf(await call(client, 'get', { category: 'identity' }))).toBe('key: is required with category');
+    expect(textOf(await call(client, 'get', { key: 'user_employer' }))).toBe('category: is required with key');
     // An agent dates a fact it learns late: recall shows the date, so the newer of two facts is plain.
     const dated = await call(client, 'update', { id, occurred_at: '2024-03-01T09:00:00+01:00' });
     expect(dated.structuredContent).toMatchObject({ memory: { version: 4, occurred_at: '2024-03-01T08:00:00.000Z' } });

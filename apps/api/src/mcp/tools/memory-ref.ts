@@ -52,6 +52,9 @@ export async function memoryIdOf(deps: MemoryRefDeps, scope: MemoryScope, ref: M
     return memoryId.transform(ref.id);
   }
   if (!byKey) throw AppError.badField('id', 'is required (or category and key)');
+  // One of the pair alone: the other is missing, not of the wrong type (helper 34's: "key: must be a string").
+  if (ref.key === undefined) throw AppError.badField('key', 'is required with category');
+  if (ref.category === undefined) throw AppError.badField('category', 'is required with key');
   const named = parseAs(byKeySchema, { category: ref.category, key: ref.key });
   const found = await deps.tenantDb.run(scope.tenantId, async (tx) => {
     await deps.minds.require(tx, scope);
