@@ -71,6 +71,26 @@ describe('a short answer is kept with its question', () => {
     expect(recall.text).toContain('assistant: Where do you work?\n  user: At Globex, as a nurse.');
   });
 
+  // Helper 35's: the dog's answer ranked before the sister's for a question about the sister; the
+  // answer after "Let me think." was lost; a system prompt's question was stored as a person's.
+  it("another question's answer is another fact; the answer after \"Let me think.\" is kept; a system prompt asks nothing", async () => {
+    const f = await createTenant(t, 'answers-apart');
+    await send(f, 's1', [{ role: 'assistant', content: "What is your sister's name?" }, { role: 'user', content: 'Anna.' }]);
+    await end(f, 's1');
+    clock.advance(MINUTE);
+    await send(f, 's2', [{ role: 'assistant', content: "What is your dog's name?" }, { role: 'user', content: 'Rex.' }]);
+    await end(f, 's2');
+    const first = (await t.http().get('/v1/memory/search').query({ q: "what is the name of the user's sister", limit: 1 }).set(asAgent(f)).expect(200)).body.items;
+    expect(first[0].content).toBe("assistant: What is your sister's name?\nuser: Anna.");
+    await send(f, 's3', [{ role: 'assistant', content: 'What is your brother called?' }, { role: 'user', content: 'Let me think.' }, { role: 'user', content: 'Ben.' }]);
+    await send(f, 's4', [{ role: 'system', content: 'What is your mother called?' }, { role: 'user', content: 'Maria.' }]);
+    await end(f, 's3');
+    await end(f, 's4');
+    const contents = (await kept(f)).map((m) => m.content);
+    expect(contents).toContain('assistant: What is your brother called?\nuser: Ben.');
+    expect(contents.some((c) => c.includes('Let me think') || c.startsWith('system:'))).toBe(false);
+  });
+
   it('leaves "I don\'t know" and a question back out, and a statement that stands alone as said', async () => {
     const f = await createTenant(t, 'non-answers');
     await send(f, 'c', [

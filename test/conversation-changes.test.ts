@@ -71,6 +71,42 @@ describe('a change of home or work ranks before what it replaces', () => {
     expect(allergies).toContain('user: I am allergic to penicillin, it gives me hives.');
   });
 
+  // Helper 35's: a change said again copied itself, quoting itself; a past story was taken for the
+  // newest change; a move in a chunk of messages was never linked; a correction among many "10"s
+  // quoted the wrong one; a currency sign hid the old value.
+  it('a change said again reinforces; the past is no change; a move in a chunk quotes what it replaces', async () => {
+    const f = await createTenant(t, 'changes-again');
+    await say(f, 'a', [{ content: 'I live in Paris with my wife.' }, { content: 'I work at Globex as a designer.' }]);
+    clock.advance(DAY);
+    await say(f, 'b', [{ content: 'I started working at Acme right after college, back in 2012.' }]);
+    clock.advance(DAY);
+    const chunk = ['I moved to Berlin last week with my wife.', 'The new apartment in Berlin has two bedrooms.', 'The apartment in Berlin is near the park.', 'My wife found the apartment in Berlin online.', 'The apartment in Berlin has a balcony.', 'Our apartment in Berlin is on the fourth floor.', 'The apartment in Berlin is close to my wife\'s office.', 'The apartment in Berlin came with a kitchen.', 'The apartment in Berlin is quiet at night.'];
+    await say(f, 'c', chunk.map((content) => ({ content })));
+    clock.advance(DAY);
+    await say(f, 'd', [{ content: 'I just started a new job at Initech.' }]);
+    clock.advance(DAY);
+    await say(f, 'e', [{ content: 'I just started a new job at Initech.' }]);
+    const rows = (await owner.query<{ content: string }>('select content from memories where tenant_id = $1', [f.tenantId])).rows.map((r) => r.content);
+    expect(rows.filter((c) => c.includes('back in 2012'))).toEqual(['user: I started working at Acme right after college, back in 2012.']);
+    const moves = rows.filter((c) => c.includes('I moved to Berlin'));
+    expect(moves).toHaveLength(1);
+    expect(moves[0]).toMatch(/^user: I moved to Berlin last week with my wife\.\nuser: The new apartment[^]*\n\(previously: user: I live in Paris with my wife\.\)$/);
+    expect(rows.filter((c) => c.includes('Initech'))).toEqual(['user: I just started a new job at Initech.\n(previously: user: I work at Globex as a designer.)']);
+    expect((await search(f, 'where does the user work'))[0]).toBe('user: I just started a new job at Initech.');
+  });
+
+  it('a correction finds its value among many, and past a currency sign', async () => {
+    const f = await createTenant(t, 'values');
+    await say(f, 'a', [{ content: 'My doctor put me on atorvastatin 10mg daily.' }, { content: 'My rent is $1,200 a month.' }]);
+    const noise = ['goes to bed at 10 pm on weekdays', "daughter Emma turns 10 in May", 'ran 10 km this morning', 'lost 10 pounds since January', 'reads 10 pages every night', 'has 10 tomato plants', 'owes his brother 10 euros', 'has a laptop that is 10 years old', 'has 10 days of holiday left', 'has a standup at 10 every morning', 'drinks 10 glasses of water', 'walks 10 minutes to the station'];
+    for (const [i, n] of noise.entries()) await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: `noise_${i}`, content: `The user ${n}` }).expect(201);
+    clock.advance(DAY);
+    await say(f, 'b', [{ content: 'Actually, it is 20mg now, not 10.' }, { content: 'Actually it is $1,300 now, not $1,200.' }]);
+    const rows = (await owner.query<{ content: string }>('select content from memories where tenant_id = $1', [f.tenantId])).rows.map((r) => r.content);
+    expect(rows).toContain('user: Actually, it is 20mg now, not 10.\n(correcting: user: My doctor put me on atorvastatin 10mg daily.)');
+    expect(rows).toContain('user: Actually it is $1,300 now, not $1,200.\n(correcting: user: My rent is $1,200 a month.)');
+  });
+
   it("quotes only the same speaker's statement, and leaves a statement that changes nothing as said", async () => {
     const f = await createTenant(t, 'speakers');
     await say(f, 'chat', [

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, type Clock } from '@engram/config';
 import { MemoriesRepository, MessagesRepository, newId, type TenantTx } from '@engram/db';
 import { RequestEmbedder } from '@engram/embeddings';
-import { correctedLines, entryScore, episodeImportance, episodeMemory, lifeChange, replacedLine, repeatsMemory, subjectlessCorrection, withCorrectedLines, withReplacedLine, withoutSpeakers, type ConsolidationTrigger, type ImportanceResult, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
+import { correctedLines, entryScore, episodeImportance, episodeMemory, lifeChange, replacedLines, repeatsMemory, subjectlessCorrection, withCorrectedLines, withReplacedLines, withoutSpeakers, type ConsolidationTrigger, type ImportanceResult, type LifecycleConfig, type SourcedStmEntry } from '@engram/memory';
 import type { ConsolidationOutcome } from './conversation.types';
 import { FactConsolidation } from './fact-consolidation.service';
 import { HybridSearch } from './hybrid-search.service';
@@ -11,8 +11,8 @@ import { MemoryWriter } from './memory-writer.service';
 
 /** Memories compared with an entry for its association and for a near-duplicate. */
 const SIMILAR_CANDIDATES = 10;
-/** Memories looked through for the statement a change of home or work replaces (a mind may say "work" often). */
-const REPLACED_CANDIDATES = 50;
+/** Memories looked through for what a correction or a change quotes (a mind may say "10" or "work" often). */
+const QUOTED_CANDIDATES = 50;
 
 /**
  * Short-term memory into long-term memory (seed 000 `consolidate`; docs/design.md §4.3), for the
@@ -72,15 +72,18 @@ export class EpisodeConsolidation {
    * `lifeChange`, `replacedLine`). Any other entry: its content unchanged.
    */
   private async withCorrected(tx: TenantTx, scope: MemoryScope, entry: SourcedStmEntry, config: LifecycleConfig): Promise<string> {
-    if (entry.message_ids.length !== 1) return entry.content;
-    const said = withoutSpeakers(entry.content);
-    const saidBefore = async (probes: string, limit?: number) => (await this.similar(tx, scope, probes, config, limit)).filter((m) => m.occurred_at.getTime() <= entry.entered_at.getTime());
-    const correction = subjectlessCorrection(said);
+    const saidBefore = async (probes: string) => (await this.similar(tx, scope, probes, config, QUOTED_CANDIDATES)).filter((m) => m.occurred_at.getTime() <= entry.entered_at.getTime());
+    const correction = entry.message_ids.length === 1 ? subjectlessCorrection(withoutSpeakers(entry.content)) : null;
     if (correction) return withCorrectedLines(entry.content, correctedLines(await saidBefore(correction.probes.join(' ')), correction));
-    // A change of home or work is kept with the speaker's statement it replaces (libs/memory life-change.ts).
-    const change = entry.speaker ? lifeChange(said) : null;
-    const replaced = change && entry.speaker ? replacedLine(await saidBefore(change.probes, REPLACED_CANDIDATES), change.topic, entry.speaker) : null;
-    return replaced ? withReplacedLine(entry.content, replaced) : entry.content;
+    // A change of home or work, alone or in a chunk, is kept with the speaker's statement it replaces (libs/memory life-change.ts).
+    for (const line of entry.content.split('\n')) {
+      const [, speaker, said] = /^([^:\n]{1,64}): (.*)$/.exec(line) ?? [];
+      const change = speaker && said ? lifeChange(said) : null;
+      if (!change || !speaker || !said) continue;
+      const replaced = replacedLines(await saidBefore(change.probes), change.topic, speaker, said);
+      return replaced.length > 0 ? withReplacedLines(entry.content, replaced) : entry.content;
+    }
+    return entry.content;
   }
 
   /**

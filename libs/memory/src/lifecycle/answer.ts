@@ -12,7 +12,13 @@ import { quoteAround } from '../visible-text';
 
 /** Not an answer: not knowing, declining, asking back ("I don't know", "I'd rather not say", "Why?"). */
 export const NON_ANSWER =
-  /^\W*(?:(?:i\s+)?(?:don't|do not|dont)\s+(?:know|remember|want to (?:say|talk|answer))|idk|dunno|not sure|no idea|no clue|never\s*mind|nevermind|skip|pass|no comment|maybe|later|whatever|hm+|why|huh|what|(?:i'd|i would)\s+rather\s+not|prefer not|none of your business)\b|^\W*(?:모르겠|몰라|글쎄|비밀|말하기 싫)/i;
+  /^\W*(?:(?:i\s+)?(?:don't|do not|dont)\s+(?:know|remember|want to (?:say|talk|answer))|idk|dunno|not sure|no idea|no clue|never\s*mind|nevermind|skip|pass|no comment|maybe|later|whatever|hm+|why|huh|what|(?:i'd|i would)\s+rather\s+not|prefer not|none of your business|let me (?:think|check|see)|hold on|hang on|wait|one (?:sec|second|moment|minute)|just a (?:sec|second|moment|minute)|brb|ask me (?:later|again)|you first|i forgot|i forget|who knows|not telling|good question|next question|(?:can we|let's) talk about something else|something else|ok|okay|good (?:morning|afternoon|evening|night)|hello|hi|hey|thanks|thank you)\b|^\W*(?:모르겠|몰라|글쎄|비밀|말하기 싫|잠깐|잠시만)/i;
+
+/** An offer of the assistant's, not a question about the person: "Would you like me to summarize it?", "Shall I save it?". */
+export const OFFER = /\b(?:would|do)\s+you\s+(?:like|want)\b|\bwant\s+me\s+to\b|\b(?:shall|should|can|may)\s+i\b|\bhow\s+about\b|\bwhat\s+about\b|할까요/i;
+
+/** A question about the asker ("What do you think my name is?"), not the person answering. */
+export const ABOUT_THE_ASKER = /\b(?:my|mine|our)\b|제\s|저의|나의/i;
 
 /** Yes or no, alone or with more ("Yes, twice a week", "No.", "네, 두 명이요"). */
 export const YES_OR_NO = /^\W*(?:yes|yeah|yep|yup|no|nope|nah|not really|never|of course)\b|^\W*(?:네|예|아니요|아뇨|응|아니)(?![가-힣])/i;
@@ -22,11 +28,16 @@ export const YES_NO_QUESTION = /(?:^|[.!?]\s+)(?:do|does|did|are|is|was|were|hav
 
 /** What a question asks of a person beyond the life domains and tastes facts.ts knows: who they are. */
 export const ASKED_ABOUT =
-  /\b(?:name|call you|how old|age|birthday|born|where (?:are|were) you from|nationality|religion|diet|allerg\w*|medications?|what do you do|for a living|where do you live)\b|이름|나이|어디 살|고향|직업/i;
+  /\b(?:name|call you|how old|age|birthday|born|where (?:are|were) you from|nationality|religion|diet|allerg\w*|medications?|what do you do|for a living|where do you live)\b|이름|나이|어디 살|고향|직업|名字|叫什么|名前/i;
 
 /** The question a text ends with: its last sentence, an image's caption after it left out ("..., huh? [shared an image: ...]"). Empty when none. */
 export function lastQuestion(text: string): string {
-  return /[^.!?\n]*\?+\s*$/.exec(text.replace(/\s*\[[^\]]*\]\s*$/, '').trim())?.[0].trim() ?? '';
+  return /[^.!?？。\n]*[?？]+\s*$/.exec(text.replace(/\s*\[[^\]]*\]\s*$/, '').trim())?.[0].trim() ?? '';
+}
+
+/** Every question a text asks, in order ("What is your sister's name? And where does she live?"). */
+export function questionsOf(text: string): string[] {
+  return (text.replace(/\[[^\]]*\]/g, ' ').match(/[^.!?？。\n]*[?？]+/g) ?? []).map((q) => q.trim()).filter((q) => q.length > 1);
 }
 
 /** Longest quote of the question kept with a short answer, in characters: its end, where the question is. */

@@ -13,7 +13,8 @@ const VALUE = String.raw`[\p{L}\p{N}]*\p{N}(?:[\p{L}\p{N}%]|[.,:/-](?=\p{N}))*`;
 /** A unit written apart from its number ("10 mg", "20 km"): a short word. */
 const UNIT_APART = String.raw`(?:\s+([\p{L}%]{1,6}))?`;
 /** "…, not 10." / "not 10 mg!" at the end: the old value and the unit written after it. */
-const OLD_VALUE = new RegExp(String.raw`(?<![\p{L}])(?:not|nicht|pas|no)\s+(${VALUE})${UNIT_APART}\s*[.!]*\s*$`, 'iu');
+// A currency sign before the value is no part of it: "$1,300 now, not $1,200" looks for "1,200" (helper 35's).
+const OLD_VALUE = new RegExp(String.raw`(?<![\p{L}])(?:not|nicht|pas|no)\s+[$€£¥]?(${VALUE})${UNIT_APART}\s*[.!]*\s*$`, 'iu');
 const NEW_VALUES = new RegExp(String.raw`(${VALUE})${UNIT_APART}`, 'giu');
 const UNIT = /\p{N}([\p{L}%]+)$/u;
 /** The line a kept correction adds (see {@link withCorrectedLines}). */
@@ -126,6 +127,10 @@ export function correctedLines(earlier: readonly { content: string; occurred_at:
     const at = said.findIndex((l) => pattern.test(l));
     const line = said[at] as string;
     const quoted = [quoteAround(line, line.search(pattern), CORRECTED_QUOTE_MAX)];
+    // A short answer's line with the question it answers ("user: Anna." after "assistant: What is your
+    // sister's name?"): alone it says what the value was, not of what (helper 35's).
+    const asked = at > 0 && quotedLine(lines[at] as string) === null ? (lines[at - 1] as string) : '';
+    if (/[?？]$/.test(asked) && quotedLine(asked) === null) quoted.unshift(quoteAround(asked, asked.length, CORRECTED_QUOTE_MAX));
     // The lines this memory itself corrects, unless the value was found in one of them.
     if (!CORRECTING.test(lines[at] as string)) for (const l of lines) quoted.push(...(CORRECTING.exec(l)?.slice(1, 2) ?? []));
     return quoted;

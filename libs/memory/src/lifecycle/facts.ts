@@ -1,6 +1,7 @@
 import { straightApostrophes } from '../apostrophes';
 import { subjectlessCorrection } from './correction';
-import { ASKED_ABOUT, NON_ANSWER, YES_NO_QUESTION, YES_OR_NO, lastQuestion } from './answer';
+import { lifeChange } from './life-change';
+import { ABOUT_THE_ASKER, ASKED_ABOUT, NON_ANSWER, OFFER, YES_NO_QUESTION, YES_OR_NO, lastQuestion, questionsOf } from './answer';
 /**
  * What makes a message worth remembering without an LLM (ours, after seed 001 §1.2's rule engine,
  * whose keyword lists and weights are ours to choose; docs/design.md §5.1): a person stating a
@@ -230,14 +231,18 @@ function readFacts(raw: string, context: FactContext): { signals: FactSignals; e
   const ownDecision = DECISION.test(own) || DECISION_INTL.test(own);
   const ownCorrection = CORRECTION.test(own) || CORRECTION_INTL.test(own);
   const changed = ownCorrection && (NUMBER.test(own) || time || named > 0 || subjectlessCorrection(own) !== null);
-  const selfStatement = SELF_STATEMENT.test(own) || selfDropped || identity || keptCode || changed ? 1 : 0;
+  // A change of home or work ("I joined Initech", "Just moved to Berlin!": life-change.ts) is one however said.
+  const moved = lifeChange(own) !== null;
+  const selfStatement = SELF_STATEMENT.test(own) || selfDropped || identity || keptCode || changed || moved ? 1 : 0;
   const ownContent = selfStatement === 1 || named > 0 || NUMBER.test(text) || decision;
   const reaction = (REACTION.test(text) || /^[^\p{L}\p{N}]*$/u.test(own)) && !ownContent;
   const asked = answersQuestion(context) ? lastQuestion(context.previous?.text ?? '') : null;
   const elliptical =
     asked !== null && selfStatement === 0 && wordsOf.length <= 12 && !/[?？]\s*$/.test(text.trim()) && !NON_ANSWER.test(text) && (!REACTION.test(text) || (YES_OR_NO.test(text) && YES_NO_QUESTION.test(asked)));
-  // The answer to a question about the person's life is their own statement of it ("Penicillin." to "Any allergies?").
-  const aboutLife = elliptical && asked !== null && (DOMAIN.test(asked) || DOMAIN_INTL.test(asked) || PREFERENCE.test(asked) || PREFERENCE_INTL.test(asked) || ASKED_ABOUT.test(asked));
+  // The answer to a question about the person's life is their own statement of it ("Penicillin." to
+  // "Any allergies?"); any question of the message may be it, not an offer nor one about the asker.
+  const lifeQuestion = (q: string) => !OFFER.test(q) && !ABOUT_THE_ASKER.test(q) && (DOMAIN.test(q) || DOMAIN_INTL.test(q) || PREFERENCE.test(q) || PREFERENCE_INTL.test(q) || ASKED_ABOUT.test(q));
+  const aboutLife = elliptical && questionsOf(context.previous?.text ?? '').some(lifeQuestion);
   const signals: FactSignals = {
     first_person: firstPerson === 1 || SELF_STATEMENT_DROPPED.test(own) ? 1 : 0,
     self_statement: selfStatement,
@@ -260,7 +265,7 @@ function readFacts(raw: string, context: FactContext): { signals: FactSignals; e
     image: /\[shared an image: /.test(text) ? 1 : 0,
     life_fact:
       selfStatement === 1 &&
-      (identity || DOMAIN.test(own) || DOMAIN_INTL.test(own) || (ofSpeaker && (PREFERENCE.test(own) || PREFERENCE_INTL.test(own) || LIFE_PLAN.test(own) || LIFE_PLAN_INTL.test(own))) || keptCode || ownDecision || ownCorrection)
+      (identity || moved || DOMAIN.test(own) || DOMAIN_INTL.test(own) || (ofSpeaker && (PREFERENCE.test(own) || PREFERENCE_INTL.test(own) || LIFE_PLAN.test(own) || LIFE_PLAN_INTL.test(own))) || keptCode || ownDecision || ownCorrection)
         ? 1
         : 0,
     answers_question: asked !== null ? 1 : 0,
@@ -271,7 +276,7 @@ function readFacts(raw: string, context: FactContext): { signals: FactSignals; e
 
 function answersQuestion(context: FactContext): boolean {
   const previous = context.previous;
-  if (!previous || !/\?\s*(\[[^\]]*\])?\s*$/.test(previous.text.trim())) return false;
+  if (!previous || !/[?？]\s*(\[[^\]]*\])?\s*$/.test(previous.text.trim())) return false;
   return previous.speaker === null || context.speaker === undefined || context.speaker === null || previous.speaker !== context.speaker;
 }
 

@@ -1,4 +1,5 @@
 import { CONTENT_MAX_BYTES } from '../memory.constants';
+import { quotedLine } from './correction';
 import { consolidationScore, immediateTriggers, repetitionSignal } from './consolidation';
 import type { LifecycleConfig } from './lifecycle-config';
 import { contentWords, sameStatement, wordSimilarity } from './similarity';
@@ -105,9 +106,13 @@ export function withoutSpeakers(text: string): string {
  * two kids").
  */
 export function repeatsMemory(entryText: string, memory: string, config: LifecycleConfig): boolean {
-  const namesSpeakers = new RegExp(SPEAKER_PREFIX.source).test(memory);
-  return sameStatement(namesSpeakers ? entryText : withoutSpeakers(entryText), memory, config.consolidation.near_duplicate_similarity);
+  // What the memory quotes of others is not what it says: "I moved to Berlin." said again repeats
+  // "I moved to Berlin.\n(previously: user: I live in Paris.)" (helper 35's: a copy quoting itself).
+  const own = memory.split('\n').filter((l) => quotedLine(l) === null).join('\n');
+  const namesSpeakers = new RegExp(SPEAKER_PREFIX.source).test(own);
+  return sameStatement(namesSpeakers ? entryText : withoutSpeakers(entryText), own, config.consolidation.near_duplicate_similarity);
 }
+
 
 /** What an entry says, without its speakers (a name shared by every line of one speaker is no topic). */
 function saidIn(entry: StmEntry): string {

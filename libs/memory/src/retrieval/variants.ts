@@ -1,5 +1,6 @@
 import { quotedLine } from '../lifecycle/correction';
 import { contentWords } from '../lifecycle/similarity';
+import { withoutSpeakers } from '../lifecycle/stm';
 
 /**
  * Two statements of the same thing with a value changed ("The user works at Acme" / "The user
@@ -127,7 +128,9 @@ export function statedAt(hit: Stated): number {
  * @returns the same hits, reordered
  */
 export function newestFirstAmongVariants<T extends Stated & { category: string; key: string; content: string }>(hits: readonly T[]): T[] {
-  const words = hits.map((h) => contentWords(h.content));
+  // Without the speakers: "assistant" and "user" in every line made an answer about the sister
+  // and one about the dog alike enough to be one statement (helper 35's).
+  const words = hits.map((h) => contentWords(withoutSpeakers(h.content)));
   const lines = hits.map((h) => linesOf(h.content));
   const group = hits.map((_, i) => i);
   const root = (i: number): number => (group[i] === i ? i : (group[i] = root(group[i] as number)));
