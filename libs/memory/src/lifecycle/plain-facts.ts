@@ -218,4 +218,7 @@ export const PLAIN_FACTS: readonly string[] = [
   'The flight got pushed to March 14.',
   'Trip to Tokyo is off.',
   'We broke up.',
+  'I use a wheelchair',
+  'We are a family of four in Utrecht',
+  'My daughter 👧 is called Mia',
 ];
