@@ -43,6 +43,10 @@ describe('a change of home or work keeps the statement it replaces (libs/memory 
     ["I've started a new job at Globex.", 'work'],
     ['I quit Acme and started at Globex on Monday.', 'work'],
     ['Globex hired me last week.', 'work'],
+    ['Living in Berlin now.', 'home'],
+    ['Ich bin nach Berlin gezogen.', 'home'],
+    ['Je viens de déménager à Berlin.', 'home'],
+    ['Me mudé a Valencia el mes pasado.', 'home'],
   ])('a change, however said (helper 35): %s', (text, topic) => {
     expect(lifeChange(text)?.topic).toBe(topic);
   });

@@ -27,6 +27,8 @@ const STATES: Record<LifeTopic, RegExp[]> = {
     new RegExp(String.raw`${I}(?:moved|relocated)\s+(?:back\s+)?(?:to|into)\s+${PLACE}|^\W*(?:[Jj]ust\s+)?(?:[Mm]oved|[Rr]elocated)\s+(?:back\s+)?(?:to|into)\s+${PLACE}`, 'u'),
     /\b(?:i'm|im|i am|we're|we are)\s+(?:now\s+|currently\s+|still\s+)?(?:living|based|staying)\s+(?:in|at)\b|\b(?:my|our)\s+(?:new\s+)?(?:home|address|apartment|flat|house)\s+is\b/i,
     /살아요|살고 있|이사했|이사 왔/,
+    // Without the subject ("Living in Berlin now."), and moves in German, French and Spanish (helper 35's).
+    new RegExp(String.raw`^\W*(?:[Ll]iving|[Bb]ased)\s+in\s+\p{Lu}|(?<!\p{L})(?:(?:bin|sind)\s+(?:nach|in)\s+\p{Lu}\p{L}+\s+(?:um)?gezogen|(?:déménagé|déménagée|déménagés|déménager|emménagé|emménagée)\s+(?:à|a|en|au)\s+\p{Lu}|(?:[Mm]e\s+mudé|[Nn]os\s+mudamos|[Mm]e\s+he\s+mudado|[Nn]os\s+hemos\s+mudado)\s+a\s+\p{Lu})`, 'u'),
   ],
   work: [
     new RegExp(String.raw`${I}(?:work|worked|working)\s+(?:at|for|as|in)\b`, 'iu'),
@@ -40,7 +42,7 @@ const STATES: Record<LifeTopic, RegExp[]> = {
 
 /** What makes such a statement a change: a move, "now", a new job, "no longer". */
 const CHANGES: Record<LifeTopic, RegExp> = {
-  home: /\b(?:moved|relocated|moving|relocating)\s+(?:back\s+)?(?:to|into)\b|\b(?:live|living|based)\b[^.!?]*\bnow\b|\bnow\s+(?:live|living|based)\b|\bnew\s+(?:home|house|apartment|flat|place)\b|이사했|이사 왔|이제/i,
+  home: /\b(?:moved|relocated|moving|relocating)\s+(?:back\s+)?(?:to|into)\b|\b(?:live|living|based)\b[^.!?]*\bnow\b|\bnow\s+(?:live|living|based)\b|\bnew\s+(?:home|house|apartment|flat|place)\b|이사했|이사 왔|이제|gezogen|déménag|emménag|mudé|mudamos|mudado/i,
   work: /\bnew\s+job\b|\bstarted\b|\bjoined\b|\bhired\b|\bwork(?:ing)?\b[^.!?]*\bnow\b|\bnow\s+work(?:ing)?\b|입사했|이직했|취직했|이제/i,
 };
 
