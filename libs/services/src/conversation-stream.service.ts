@@ -30,7 +30,6 @@ import type { AppendResult, ConsolidationOutcome, IncomingMessage } from './conv
 /** A system message is logged, never attended nor scored: no person said it (a re-sent prompt became a memory: mem0 #2239). */
 const loggedOnly = (m: IncomingMessage): boolean => m.role === 'system';
 
-
 const SCORING_BATCH = 8; // messages scored at once (the scorer may call an LLM)
 
 /**

@@ -69,7 +69,7 @@ export class EpisodeConsolidation {
    * the correction comes first (the newest fact wins). A change of home or work ("I moved to
    * Berlin", "I just started a new job at Globex") is kept likewise with the speaker's latest
    * statement of the same topic, `(previously: user: I live in Paris.)` (libs/memory
-   * `lifeChange`, `replacedLine`). Any other entry: its content unchanged.
+   * `lifeChange`, `replacedLines`), in a chunk too. Any other entry: its content unchanged.
    */
   private async withCorrected(tx: TenantTx, scope: MemoryScope, entry: SourcedStmEntry, config: LifecycleConfig): Promise<string> {
     const saidBefore = async (probes: string) => (await this.similar(tx, scope, probes, config, QUOTED_CANDIDATES)).filter((m) => m.occurred_at.getTime() <= entry.entered_at.getTime());

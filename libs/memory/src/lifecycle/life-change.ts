@@ -8,7 +8,7 @@ import { CORRECTED_QUOTE_MAX, quotedLine } from './correction';
  * told a model reading both which one holds (issue 15 item 4, "the newest fact wins"; its own
  * example). Kept with the line it replaces, `(previously: user: I live in Paris.)`, the new
  * statement is found by the old one's words and, quoting it, ranks before it (libs/memory
- * `newestFirstAmongVariants`). Ours; English and Korean.
+ * `newestFirstAmongVariants`). Ours; English and Korean, and moves in German, French and Spanish.
  */
 export type LifeTopic = 'home' | 'work';
 
@@ -85,10 +85,10 @@ export function lifeChange(text: string): { topic: LifeTopic; probes: string } |
 /**
  * The lines a change replaces: of `earlier` (memories said before it, any order), the latest with
  * a line of the same speaker (`<speaker>: …`, in a chunk too) stating the same topic (not as the
- * past: "back in 2012"), or answering
- * the other's question about it ("assistant: Where do you live?" / "user: Paris.": both lines), or,
- * for `user`, a fact saved about the user ("The user lives in Paris"); never `said` itself (a
- * change said again), each at most {@link CORRECTED_QUOTE_MAX} characters. Empty when none.
+ * past: "back in 2012"), or answering the other's question about it ("assistant: Where do you
+ * live?" / "user: Paris.": both lines), or, for `user`, a fact saved about the user ("The user
+ * lives in Paris"); never `said` itself (a change said again), each at most
+ * {@link CORRECTED_QUOTE_MAX} characters. Empty when none.
  */
 export function replacedLines(earlier: readonly { content: string; occurred_at: Date }[], topic: LifeTopic, speaker: string, said = ''): string[] {
   const prefix = `${speaker}: `;
