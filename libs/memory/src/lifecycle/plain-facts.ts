@@ -221,4 +221,7 @@ export const PLAIN_FACTS: readonly string[] = [
   'I use a wheelchair',
   'We are a family of four in Utrecht',
   'My daughter 👧 is called Mia',
+  // Helper 35's, discarded at 0.41: what one earns.
+  'I earn 5000 euros a month.',
+  'I get paid 5000 euros a month at Acme.',
 ];
