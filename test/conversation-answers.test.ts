@@ -1,6 +1,5 @@
-import { Client } from 'pg';
-import { ManualClock } from '@engram/config';
-import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+import { clockedAppWithOwner } from './support/clocked-app';
+import { asAgent, createTenant, type TenantFixture } from './support/test-app';
 
 const MINUTE = 60_000;
 
@@ -8,30 +7,19 @@ const MINUTE = 60_000;
 // Every answer was lost ("Anna." below attention, "Penicillin." discarded at /end), and "user:
 // Anna." alone would have told a search for "sister" nothing.
 describe('a short answer is kept with its question', () => {
-  let t: TestApp;
-  let owner: Client;
-  const clock = new ManualClock('2026-03-06T15:00:00Z');
-
-  beforeAll(async () => {
-    t = await startTestApp({}, { clock });
-    owner = new Client({ connectionString: t.db.ownerUrl });
-    await owner.connect();
-  });
-  afterAll(async () => {
-    await owner.end();
-    await t.close();
-  });
+  const app = clockedAppWithOwner('2026-03-06T15:00:00Z');
+  const clock = app.clock;
 
   const send = async (f: TenantFixture, conversation: string, messages: { role: string; content: string }[]) =>
-    (await t.http().post(`/v1/conversations/${conversation}/messages`).set(asAgent(f)).send({ messages }).expect(201)).body;
-  const end = async (f: TenantFixture, conversation: string) => (await t.http().post(`/v1/conversations/${conversation}/end`).set(asAgent(f)).expect(200)).body;
+    (await app.t.http().post(`/v1/conversations/${conversation}/messages`).set(asAgent(f)).send({ messages }).expect(201)).body;
+  const end = async (f: TenantFixture, conversation: string) => (await app.t.http().post(`/v1/conversations/${conversation}/end`).set(asAgent(f)).expect(200)).body;
   const kept = async (f: TenantFixture) =>
-    (await owner.query<{ content: string; source_refs: string[] }>('select content, source_refs from memories where tenant_id = $1 order by created_at', [f.tenantId])).rows;
+    (await app.owner.query<{ content: string; source_refs: string[] }>('select content, source_refs from memories where tenant_id = $1 order by created_at', [f.tenantId])).rows;
   const search = async (f: TenantFixture, q: string) =>
-    (await t.http().get('/v1/memory/search').query({ q }).set(asAgent(f)).expect(200)).body.items.map((m: { content: string }) => m.content);
+    (await app.t.http().get('/v1/memory/search').query({ q }).set(asAgent(f)).expect(200)).body.items.map((m: { content: string }) => m.content);
 
   it('keeps the answers to questions about the user, each with its question, and finds them by the question\'s words', async () => {
-    const f = await createTenant(t, 'interview');
+    const f = await createTenant(app.t, 'interview');
     const posted = await send(f, 'intake', [
       { role: 'assistant', content: "Hi! What is your sister's name?" },
       { role: 'user', content: 'Anna.' },
@@ -67,20 +55,20 @@ describe('a short answer is kept with its question', () => {
     expect((await search(f, 'sister'))[0]).toBe("assistant: Hi! What is your sister's name?\nuser: Anna.");
     expect((await search(f, 'allergies'))[0]).toBe('assistant: Any allergies I should know about?\nuser: Penicillin.');
     expect((await search(f, 'manager'))[0]).toBe('assistant: Who is your manager?\nuser: Anna.');
-    const recall = await t.http().get('/v1/memory/recall').query({ q: 'where does the user work' }).set(asAgent(f)).expect(200);
+    const recall = await app.t.http().get('/v1/memory/recall').query({ q: 'where does the user work' }).set(asAgent(f)).expect(200);
     expect(recall.text).toContain('assistant: Where do you work?\n  user: At Globex, as a nurse.');
   });
 
   // Helper 35's: the dog's answer ranked before the sister's for a question about the sister; the
   // answer after "Let me think." was lost; a system prompt's question was stored as a person's.
   it("another question's answer is another fact; the answer after \"Let me think.\" is kept; a system prompt asks nothing", async () => {
-    const f = await createTenant(t, 'answers-apart');
+    const f = await createTenant(app.t, 'answers-apart');
     await send(f, 's1', [{ role: 'assistant', content: "What is your sister's name?" }, { role: 'user', content: 'Anna.' }]);
     await end(f, 's1');
     clock.advance(MINUTE);
     await send(f, 's2', [{ role: 'assistant', content: "What is your dog's name?" }, { role: 'user', content: 'Rex.' }]);
     await end(f, 's2');
-    const first = (await t.http().get('/v1/memory/search').query({ q: "what is the name of the user's sister", limit: 1 }).set(asAgent(f)).expect(200)).body.items;
+    const first = (await app.t.http().get('/v1/memory/search').query({ q: "what is the name of the user's sister", limit: 1 }).set(asAgent(f)).expect(200)).body.items;
     expect(first[0].content).toBe("assistant: What is your sister's name?\nuser: Anna.");
     await send(f, 's3', [{ role: 'assistant', content: 'What is your brother called?' }, { role: 'user', content: 'Let me think.' }, { role: 'user', content: 'Ben.' }]);
     await send(f, 's4', [{ role: 'system', content: 'What is your mother called?' }, { role: 'user', content: 'Maria.' }]);
@@ -92,7 +80,7 @@ describe('a short answer is kept with its question', () => {
   });
 
   it('leaves "I don\'t know" and a question back out, and a statement that stands alone as said', async () => {
-    const f = await createTenant(t, 'non-answers');
+    const f = await createTenant(app.t, 'non-answers');
     await send(f, 'c', [
       { role: 'assistant', content: "What is your brother's name?" },
       { role: 'user', content: "I don't know" },

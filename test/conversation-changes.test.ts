@@ -1,6 +1,5 @@
-import { Client } from 'pg';
-import { ManualClock } from '@engram/config';
-import { asAgent, createTenant, startTestApp, type TenantFixture, type TestApp } from './support/test-app';
+import { clockedAppWithOwner } from './support/clocked-app';
+import { asAgent, createTenant, type TenantFixture } from './support/test-app';
 
 const DAY = 24 * 60 * 60_000;
 
@@ -8,29 +7,18 @@ const DAY = 24 * 60 * 60_000;
 // old one ("I moved to Berlin" after "I live in Paris"). The two shared no word: a search for
 // "where does the user live" ranked Paris first and the move last, or not at all.
 describe('a change of home or work ranks before what it replaces', () => {
-  let t: TestApp;
-  let owner: Client;
-  const clock = new ManualClock('2026-03-06T15:00:00Z');
-
-  beforeAll(async () => {
-    t = await startTestApp({}, { clock });
-    owner = new Client({ connectionString: t.db.ownerUrl });
-    await owner.connect();
-  });
-  afterAll(async () => {
-    await owner.end();
-    await t.close();
-  });
+  const app = clockedAppWithOwner('2026-03-06T15:00:00Z');
+  const clock = app.clock;
 
   const say = async (f: TenantFixture, conversation: string, messages: { role?: string; speaker?: string; content: string }[]) => {
-    await t.http().post(`/v1/conversations/${conversation}/messages`).set(asAgent(f)).send({ messages: messages.map((m) => ({ role: 'user', ...m })) }).expect(201);
-    await t.http().post(`/v1/conversations/${conversation}/end`).set(asAgent(f)).expect(200);
+    await app.t.http().post(`/v1/conversations/${conversation}/messages`).set(asAgent(f)).send({ messages: messages.map((m) => ({ role: 'user', ...m })) }).expect(201);
+    await app.t.http().post(`/v1/conversations/${conversation}/end`).set(asAgent(f)).expect(200);
   };
   const search = async (f: TenantFixture, q: string) =>
-    (await t.http().get('/v1/memory/search').query({ q }).set(asAgent(f)).expect(200)).body.items.map((m: { content: string }) => m.content.split('\n')[0]);
+    (await app.t.http().get('/v1/memory/search').query({ q }).set(asAgent(f)).expect(200)).body.items.map((m: { content: string }) => m.content.split('\n')[0]);
 
   it('a move and a new job come first, each kept with the statement it replaces', async () => {
-    const f = await createTenant(t, 'changes');
+    const f = await createTenant(app.t, 'changes');
     await say(f, 'march', [
       { content: 'I live in Paris with my wife and our two kids.' },
       { content: 'I work at Acme as a software engineer.' },
@@ -41,7 +29,7 @@ describe('a change of home or work ranks before what it replaces', () => {
     clock.advance(40 * DAY);
     await say(f, 'april', [{ content: 'Big news: I moved to Berlin last week.' }, { content: 'I just started a new job at Globex.' }]);
 
-    const moved = (await owner.query<{ content: string }>("select content from memories where tenant_id = $1 and content like '%Berlin%'", [f.tenantId])).rows[0];
+    const moved = (await app.owner.query<{ content: string }>("select content from memories where tenant_id = $1 and content like '%Berlin%'", [f.tenantId])).rows[0];
     expect(moved?.content).toBe('user: Big news: I moved to Berlin last week.\n(previously: user: I live in Paris with my wife and our two kids.)');
     // Both found, the move first of the two (another person's home may rank between or above them).
     const live = await search(f, 'where does the user live');
@@ -53,18 +41,18 @@ describe('a change of home or work ranks before what it replaces', () => {
     expect(work.indexOf('user: I just started a new job at Globex.')).toBeLessThan(work.indexOf('user: I work at Acme as a software engineer.'));
     // A quote's role is no word of the search document: "the user" in a question does not pick the memories that quote a line.
     expect((await search(f, 'what food does the user like'))[0]).toBe('user: My favourite food is ramen, I eat it every Friday.');
-    const recall = (await t.http().get('/v1/memory/recall').query({ q: 'where does the user live' }).set(asAgent(f)).expect(200)).text;
+    const recall = (await app.t.http().get('/v1/memory/recall').query({ q: 'where does the user live' }).set(asAgent(f)).expect(200)).text;
     expect(recall.indexOf('I moved to Berlin')).toBeGreaterThan(-1);
     expect(recall.indexOf('I moved to Berlin')).toBeLessThan(recall.indexOf('user: I live in Paris with my wife'));
   });
 
   // A newcomer's: "Actually it's amoxicillin, not penicillin." was discarded (0.14) and the wrong drug kept.
   it('a correction of a word is kept with the statement it corrects, and found first by its subject', async () => {
-    const f = await createTenant(t, 'word-correction');
+    const f = await createTenant(app.t, 'word-correction');
     await say(f, 'monday', [{ content: 'I am allergic to penicillin, it gives me hives.' }, { content: 'My daughter Mia is seven and loves dinosaurs.' }]);
     clock.advance(DAY);
     await say(f, 'tuesday', [{ content: "Actually it's amoxicillin, not penicillin." }]);
-    const rows = (await owner.query<{ content: string }>('select content from memories where tenant_id = $1', [f.tenantId])).rows.map((r) => r.content);
+    const rows = (await app.owner.query<{ content: string }>('select content from memories where tenant_id = $1', [f.tenantId])).rows.map((r) => r.content);
     expect(rows).toContain("user: Actually it's amoxicillin, not penicillin.\n(correcting: user: I am allergic to penicillin, it gives me hives.)");
     const allergies = await search(f, 'what is the user allergic to');
     expect(allergies[0]).toBe("user: Actually it's amoxicillin, not penicillin.");
@@ -75,7 +63,7 @@ describe('a change of home or work ranks before what it replaces', () => {
   // newest change; a move in a chunk of messages was never linked; a correction among many "10"s
   // quoted the wrong one; a currency sign hid the old value.
   it('a change said again reinforces; the past is no change; a move in a chunk quotes what it replaces', async () => {
-    const f = await createTenant(t, 'changes-again');
+    const f = await createTenant(app.t, 'changes-again');
     await say(f, 'a', [{ content: 'I live in Paris with my wife.' }, { content: 'I work at Globex as a designer.' }]);
     clock.advance(DAY);
     await say(f, 'b', [{ content: 'I started working at Acme right after college, back in 2012.' }]);
@@ -86,7 +74,7 @@ describe('a change of home or work ranks before what it replaces', () => {
     await say(f, 'd', [{ content: 'I just started a new job at Initech.' }]);
     clock.advance(DAY);
     await say(f, 'e', [{ content: 'I just started a new job at Initech.' }]);
-    const rows = (await owner.query<{ content: string }>('select content from memories where tenant_id = $1', [f.tenantId])).rows.map((r) => r.content);
+    const rows = (await app.owner.query<{ content: string }>('select content from memories where tenant_id = $1', [f.tenantId])).rows.map((r) => r.content);
     expect(rows.filter((c) => c.includes('back in 2012'))).toEqual(['user: I started working at Acme right after college, back in 2012.']);
     const moves = rows.filter((c) => c.includes('I moved to Berlin'));
     expect(moves).toHaveLength(1);
@@ -96,19 +84,19 @@ describe('a change of home or work ranks before what it replaces', () => {
   });
 
   it('a correction finds its value among many, and past a currency sign', async () => {
-    const f = await createTenant(t, 'values');
+    const f = await createTenant(app.t, 'values');
     await say(f, 'a', [{ content: 'My doctor put me on atorvastatin 10mg daily.' }, { content: 'My rent is $1,200 a month.' }]);
     const noise = ['goes to bed at 10 pm on weekdays', "daughter Emma turns 10 in May", 'ran 10 km this morning', 'lost 10 pounds since January', 'reads 10 pages every night', 'has 10 tomato plants', 'owes his brother 10 euros', 'has a laptop that is 10 years old', 'has 10 days of holiday left', 'has a standup at 10 every morning', 'drinks 10 glasses of water', 'walks 10 minutes to the station'];
-    for (const [i, n] of noise.entries()) await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: `noise_${i}`, content: `The user ${n}` }).expect(201);
+    for (const [i, n] of noise.entries()) await app.t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: `noise_${i}`, content: `The user ${n}` }).expect(201);
     clock.advance(DAY);
     await say(f, 'b', [{ content: 'Actually, it is 20mg now, not 10.' }, { content: 'Actually it is $1,300 now, not $1,200.' }]);
-    const rows = (await owner.query<{ content: string }>('select content from memories where tenant_id = $1', [f.tenantId])).rows.map((r) => r.content);
+    const rows = (await app.owner.query<{ content: string }>('select content from memories where tenant_id = $1', [f.tenantId])).rows.map((r) => r.content);
     expect(rows).toContain('user: Actually, it is 20mg now, not 10.\n(correcting: user: My doctor put me on atorvastatin 10mg daily.)');
     expect(rows).toContain('user: Actually it is $1,300 now, not $1,200.\n(correcting: user: My rent is $1,200 a month.)');
   });
 
   it("quotes only the same speaker's statement, and leaves a statement that changes nothing as said", async () => {
-    const f = await createTenant(t, 'speakers');
+    const f = await createTenant(app.t, 'speakers');
     await say(f, 'chat', [
       { speaker: 'Anna', content: 'I live in Lyon, near the old town.' },
       { speaker: 'Ben', content: 'I live in Oslo, it is cold.' },
@@ -118,7 +106,7 @@ describe('a change of home or work ranks before what it replaces', () => {
       { speaker: 'Ben', content: 'I moved to Rome last month!' },
       { speaker: 'Anna', content: 'I love living in Lyon, the food is great.' },
     ]);
-    const rows = (await owner.query<{ content: string }>('select content from memories where tenant_id = $1 order by content', [f.tenantId])).rows.map((r) => r.content);
+    const rows = (await app.owner.query<{ content: string }>('select content from memories where tenant_id = $1 order by content', [f.tenantId])).rows.map((r) => r.content);
     expect(rows).toContain('Ben: I moved to Rome last month!\n(previously: Ben: I live in Oslo, it is cold.)');
     expect(rows).toContain('Anna: I love living in Lyon, the food is great.');
   });
