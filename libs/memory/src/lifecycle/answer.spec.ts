@@ -1,5 +1,7 @@
 import fc from 'fast-check';
-import { QUESTION_QUOTE_MAX, lastQuestion, questionLine } from './answer';
+import { QUESTION_QUOTE_MAX, questionLine, questionsOf } from './answer';
+
+const lastQuestion = (text: string) => questionsOf(text).at(-1) ?? '';
 import { answersElliptically, factSignals } from './facts';
 import { scoreByRulesAndFacts } from './importance';
 import { DEFAULT_LIFECYCLE } from './lifecycle-config';

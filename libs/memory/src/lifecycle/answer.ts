@@ -30,11 +30,6 @@ export const YES_NO_QUESTION = /(?:^|[.!?]\s+)(?:do|does|did|are|is|was|were|hav
 export const ASKED_ABOUT =
   /\b(?:name|call you|how old|age|birthday|born|where (?:are|were) you from|nationality|religion|diet|allerg\w*|medications?|what do you do|for a living|where do you live)\b|이름|나이|어디 살|고향|직업|名字|叫什么|名前/i;
 
-/** The question a text ends with: its last sentence, an image's caption after it left out ("..., huh? [shared an image: ...]"). Empty when none. */
-export function lastQuestion(text: string): string {
-  return /[^.!?？。\n]*[?？]+\s*$/.exec(text.replace(/\s*\[[^\]]*\]\s*$/, '').trim())?.[0].trim() ?? '';
-}
-
 /** Every question a text asks, in order ("What is your sister's name? And where does she live?"). */
 export function questionsOf(text: string): string[] {
   return (text.replace(/\[[^\]]*\]/g, ' ').match(/[^.!?？。\n]*[?？]+/g) ?? []).map((q) => q.trim()).filter((q) => q.length > 1);

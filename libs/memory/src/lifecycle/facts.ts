@@ -1,7 +1,7 @@
 import { straightApostrophes } from '../apostrophes';
 import { subjectlessCorrection } from './correction';
 import { lifeChange } from './life-change';
-import { ABOUT_THE_ASKER, ASKED_ABOUT, NON_ANSWER, OFFER, YES_NO_QUESTION, YES_OR_NO, lastQuestion, questionsOf } from './answer';
+import { ABOUT_THE_ASKER, ASKED_ABOUT, NON_ANSWER, OFFER, YES_NO_QUESTION, YES_OR_NO, questionsOf } from './answer';
 /**
  * What makes a message worth remembering without an LLM (ours, after seed 001 §1.2's rule engine,
  * whose keyword lists and weights are ours to choose; docs/design.md §5.1): a person stating a
@@ -237,13 +237,15 @@ function readFacts(raw: string, context: FactContext): { signals: FactSignals; e
   const selfStatement = SELF_STATEMENT.test(own) || selfDropped || identity || keptCode || changed || moved ? 1 : 0;
   const ownContent = selfStatement === 1 || named > 0 || NUMBER.test(text) || decision;
   const reaction = (REACTION.test(text) || /^[^\p{L}\p{N}]*$/u.test(own)) && !ownContent;
-  const asked = answersQuestion(context) ? lastQuestion(context.previous?.text ?? '') : null;
+  // The questions the message before asks, the last one ending it (an image's caption after it aside).
+  const questions = answersQuestion(context) ? questionsOf(context.previous?.text ?? '') : [];
+  const asked = questions.length > 0 ? (questions[questions.length - 1] as string) : null;
   const elliptical =
     asked !== null && selfStatement === 0 && wordsOf.length <= 12 && !/[?？]\s*$/.test(text.trim()) && !NON_ANSWER.test(text) && (!REACTION.test(text) || (YES_OR_NO.test(text) && YES_NO_QUESTION.test(asked)));
   // The answer to a question about the person's life is their own statement of it ("Penicillin." to
   // "Any allergies?"); any question of the message may be it, not an offer nor one about the asker.
   const lifeQuestion = (q: string) => !OFFER.test(q) && !ABOUT_THE_ASKER.test(q) && (DOMAIN.test(q) || DOMAIN_INTL.test(q) || PREFERENCE.test(q) || PREFERENCE_INTL.test(q) || ASKED_ABOUT.test(q));
-  const aboutLife = elliptical && questionsOf(context.previous?.text ?? '').some(lifeQuestion);
+  const aboutLife = elliptical && questions.some(lifeQuestion);
   const signals: FactSignals = {
     first_person: firstPerson === 1 || SELF_STATEMENT_DROPPED.test(own) ? 1 : 0,
     self_statement: selfStatement,
