@@ -394,6 +394,15 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(plain.body.message_ids).toHaveLength(1);
     const bad = await post('c7', [{ client_id: 'has space', content: 'hello there world' }]).expect(400);
     expect(bad.body.errors[0].field).toBe('messages[0].client_id');
+    // One client_id on two different messages: the second would be lost silently; a 400, nothing stored.
+    const clash = await post('c7', [
+      { client_id: 'm5', content: 'My sister Anna lives in Porto' },
+      { client_id: 'm6', content: 'Anna is a nurse there' },
+      { client_id: 'm5', content: 'My brother Tom lives in Faro' },
+    ]).expect(400);
+    expect(clash.body.errors).toEqual([expect.objectContaining({ field: 'messages[2].client_id', message: expect.stringContaining('messages[0].client_id') })]);
+    const after = await post('c7', [{ client_id: 'm5', content: 'My sister Anna lives in Porto' }]).expect(201);
+    expect(after.body).toMatchObject({ duplicates: 0 });
   });
 
   it('rejects bad messages naming the field, and a bad conversation id', async () => {

@@ -58,7 +58,8 @@ export class ConversationStream {
   /** Stores the messages, scores them, and runs them through STM in event-time order. @throws AppError 404 for a mind not in the tenant */
   async append(scope: MemoryScope, conversationId: string, sent: IncomingMessage[]): Promise<AppendResult> {
     const received = this.clock.now();
-    // A client_id sent twice in one call counts once (the first).
+    // A client_id sent twice in one call counts once (the first; the API refuses two different
+    // messages under one id, conversations.dto.ts).
     const ids = new Set<string>();
     const incoming = sent.filter((m) => m.client_id === undefined || (!ids.has(m.client_id) && ids.add(m.client_id)));
     const offered: NewMessage[] = incoming.map((m) => ({

@@ -42,12 +42,30 @@ const message = z
   })
   .strict();
 
+/**
+ * A client_id names one message: sent twice in one call, the second copy must be the first's
+ * (a history re-sent with a line doubled counts once). Two different messages under one id
+ * would lose the second silently (the first is stored, the second skipped as held), so they are
+ * a 400 naming the second's `client_id` and nothing of the call is stored.
+ */
+function sameClientIdSameMessage(messages: readonly z.infer<typeof message>[], ctx: z.RefinementCtx): void {
+  const first = new Map<string, number>();
+  messages.forEach((m, i) => {
+    if (m.client_id === undefined) return;
+    const seen = first.get(m.client_id);
+    if (seen === undefined) return void first.set(m.client_id, i);
+    if (JSON.stringify(m) !== JSON.stringify(messages[seen]))
+      ctx.addIssue({ code: 'custom', path: [i, 'client_id'], message: `repeats messages[${seen}].client_id with another message: one client_id, one message` });
+  });
+}
+
 export const AppendMessagesSchema = z
   .object({
     messages: z
       .array(message, { message: 'must be an array of messages' })
       .min(1, { message: 'must hold at least one message' })
-      .max(500, { message: 'must hold at most 500 messages' }),
+      .max(500, { message: 'must hold at most 500 messages' })
+      .superRefine(sameClientIdSameMessage),
   })
   .strict();
 export class AppendMessagesDto extends createZodDto(AppendMessagesSchema) {}
