@@ -680,7 +680,7 @@ describeOnCitus('on a Citus cluster (coordinator + two workers)', () => {
     }, 60_000);
 
     it('applies the migration on the distributed tables: memory_associations distributed by tenant, co-located with tenants, its rows on the shards', async () => {
-      expect(applied).toEqual(['20261204000000_associations', '20261205000000_vector_search', '20261206000000_message_order', '20261207000000_search_document', '20261208000000_cjk_characters', '20261209000000_accents', '20261210000000_tag_forms', '20261211000000_version_fields', '20261212000000_digit_groups', '20261213000000_phone_numbers', '20261214000000_restated_at', '20261215000000_quoted_lines']);
+      expect(applied).toEqual(['20261204000000_associations', '20261205000000_vector_search', '20261206000000_message_order', '20261207000000_search_document', '20261208000000_cjk_characters', '20261209000000_accents', '20261210000000_tag_forms', '20261211000000_version_fields', '20261212000000_digit_groups', '20261213000000_phone_numbers', '20261214000000_restated_at', '20261215000000_quoted_lines', '20261216000000_deliveries_by_memory']);
       // Each memory's current version took the memory's own event time and type on its shard (migration 20261211000000).
       expect(await upgraded<{ missing: number }>(`select count(*)::int as missing from memory_versions v join memories m on m.tenant_id = v.tenant_id and m.id = v.memory_id and m.version = v.version where v.tenant_id = $1 and (v.occurred_at is distinct from m.occurred_at or v.memory_type is distinct from m.memory_type)`, [T])).toEqual([{ missing: 0 }]);
       expect(await upgraded<{ n: number }>(`select count(*)::int as n from memory_versions where tenant_id = $1 and occurred_at is not null`, [T])).not.toEqual([{ n: 0 }]);

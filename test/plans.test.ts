@@ -1,7 +1,7 @@
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import { Pool } from 'pg';
 import { systemClock, type AppConfig } from '@engram/config';
-import { AssociationsRepository, MemoriesRepository, MemoryAccessesRepository, PREPARED_OPTIONS, PreparingClient, MemorySweepsRepository, MindStatsRepository, RetrievalRepository, TenantDb, TenantsRepository, vectorLiteral, type DB, type MatchMode, type MemoryFilter, type TenantTx, type VectorScan } from '@engram/db';
+import { AssociationsRepository, MemoriesRepository, MemoryAccessesRepository, PREPARED_OPTIONS, PreparingClient, MemorySweepsRepository, MindStatsRepository, RetrievalRepository, TenantDb, TenantsRepository, WebhooksRepository, vectorLiteral, type DB, type MatchMode, type MemoryFilter, type TenantTx, type VectorScan } from '@engram/db';
 import type { RequestEmbedder } from '@engram/embeddings';
 import { AssociationJob, ForgettingJob, TieringJob } from '@engram/jobs';
 import { DEFAULT_LIFECYCLE, type LifecycleConfig } from '@engram/memory';
@@ -269,6 +269,20 @@ describe('plans of the sweeps', () => {
     // Slow on a busy machine: the big mind's 4000 random vectors are in the HNSW index, and a tier
     // change re-inserts each there.
   }, 180_000);
+});
+
+describe('plans of a memory\'s deletion', () => {
+  it('finds the webhook deliveries about the memory by webhook_deliveries_memory_idx, not by reading every delivery of the tenant', async () => {
+    const id = (await ownerQuery(db)<{ id: string }>(`select id from memories where mind_id = $1 limit 1`, [MIND]))[0]?.id as string;
+    await kysely.executeQuery(CompiledQuery.raw(`select set_config('enable_seqscan', 'off', false)`));
+    try {
+      const seen = await planned(() => new TenantDb(kysely).run(TENANT, (tx) => new WebhooksRepository().deleteForMemory(tx, id)));
+      const del = seen.find((p) => p.includes('Delete on webhook_deliveries')) ?? '';
+      expect(del).toMatch(/Index Scan using webhook_deliveries_memory_idx/);
+    } finally {
+      await kysely.executeQuery(CompiledQuery.raw(`select set_config('enable_seqscan', 'on', false)`));
+    }
+  });
 });
 
 describe('isolation of the text match', () => {

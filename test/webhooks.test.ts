@@ -157,14 +157,22 @@ describe('webhooks through BullMQ (API + worker)', () => {
     const updated = await waitFor('memory.updated', () => receiver.events('memory.updated').find((e) => e.data.memory_id === created.body.id));
     expect(updated.data).toMatchObject({ content: 'We launch on 2027-04-01', version: 2, changed: ['content', 'occurred_at'] });
 
+    const listed = await waitFor('both delivered', async () => {
+      const items = (await deliveries(t.http, f, hook.id)).body.items as { event_type: string; status: string; attempts: number }[];
+      return items.length === 2 && items.every((d) => d.status === 'succeeded') ? items : undefined;
+    });
+    expect(listed.map((d) => [d.event_type, d.attempts])).toEqual([['memory.updated', 1], ['memory.created', 1]]);
+
     await t.http().delete(`/v1/memory/${created.body.id}`).set(asAgent(f)).expect(204);
     const deleted = await waitFor('memory.deleted', () => receiver.events('memory.deleted').find((e) => e.data.memory_id === created.body.id));
     expect(deleted.data).toMatchObject({ mind_id: f.mindId, category: 'project', key: 'launch_date' });
     expect(deleted.data.content).toBeUndefined();
-
-    const listed = await deliveries(t.http, f, hook.id);
-    expect(listed.body.items.map((d: { event_type: string }) => d.event_type)).toEqual(['memory.deleted', 'memory.updated', 'memory.created']);
-    expect(listed.body.items.every((d: { status: string; attempts: number }) => d.status === 'succeeded' && d.attempts === 1)).toBe(true);
+    // The deliveries that carried its content went with it (docs/webhooks.md, "Deleting").
+    const after = await waitFor('the deletion delivered', async () => {
+      const items = (await deliveries(t.http, f, hook.id)).body.items as { event_type: string; status: string; attempts: number }[];
+      return items.every((d) => d.status === 'succeeded') ? items : undefined;
+    });
+    expect(after.map((d) => [d.event_type, d.attempts])).toEqual([['memory.deleted', 1]]);
   });
 
   it('a receiver answering 500 gets the event on a later attempt, every attempt with the same webhook-id', async () => {
@@ -201,6 +209,32 @@ describe('webhooks through BullMQ (API + worker)', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(down.got).toEqual([]);
     await down.stop();
+  });
+
+  // A tester's find (after mem0's reports of deleted memories that lived on): deleting one memory
+  // left its created/updated deliveries, content and all, retrying for hours and listed.
+  it('deleting a memory takes the deliveries about it with it: only its memory.deleted is left, other memories keep theirs', async () => {
+    const f = await createTenant(t, 'deleted-one');
+    const down = await new Receiver().start();
+    const url = down.url;
+    await down.stop();
+    const hook = await register(t.http, f, url, ['memory.created', 'memory.updated', 'memory.deleted']);
+    const secret = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'identity', key: 'user_passport', content: 'PASSPORT X1234567' }).expect(201);
+    await t.http().put(`/v1/memory/${secret.body.id}`).set(asAgent(f)).send({ content: 'PASSPORT Y7654321' }).expect(200);
+    const kept = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'preference', key: 'tea', content: 'Likes green tea' }).expect(201);
+    await waitFor('three deliveries recorded', async () => ((await deliveries(t.http, f, hook.id)).body.items.length === 3 ? true : undefined));
+    await t.http().delete(`/v1/memory/${secret.body.id}`).set(asAgent(f)).expect(204);
+    const left = (await deliveries(t.http, f, hook.id)).body.items as { event_type: string }[];
+    expect(left.map((d) => d.event_type).sort()).toEqual(['memory.created', 'memory.deleted']);
+    expect(await ownerQuery(t.db)<{ n: number }>(`select count(*)::int as n from webhook_deliveries where payload::text like '%PASSPORT%'`)).toEqual([{ n: 0 }]);
+    const about = await ownerQuery(t.db)<{ type: string; memory: string }>(
+      `select event_type as type, payload -> 'data' ->> 'memory_id' as memory from webhook_deliveries where endpoint_id = $1 order by event_type`,
+      [hook.id],
+    );
+    expect(about).toEqual([
+      { type: 'memory.created', memory: kept.body.id },
+      { type: 'memory.deleted', memory: secret.body.id },
+    ]);
   });
 
   it('a receiver that is down and then back gets the event: nothing lost, any repeat with the same webhook-id', async () => {

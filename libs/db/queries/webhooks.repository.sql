@@ -70,6 +70,12 @@ where
   "tenant_id" = $1
   and payload -> 'data' ->> 'mind_id' = $2;
 
+-- WebhooksRepository.deleteForMemory
+delete from "webhook_deliveries"
+where
+  "tenant_id" = $1
+  and "memory_id" = $2;
+
 -- WebhooksRepository.emit
 insert into
   webhook_deliveries (tenant_id, id, endpoint_id, event_type, payload)

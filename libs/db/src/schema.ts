@@ -256,6 +256,8 @@ export interface WebhookDeliveriesTable {
   next_attempt_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   created_at: GeneratedTimestamp;
   delivered_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The memory the event is about (`payload.data.memory_id`), generated: deliveries found by memory. */
+  memory_id: ColumnType<string | null, never, never>;
 }
 
 /** The database as the application sees it (hand-written, CONVENTIONS "Layout"). */

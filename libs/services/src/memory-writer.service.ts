@@ -210,12 +210,14 @@ export class MemoryWriter {
   }
 
   /**
-   * Deletes a memory of the mind with its history, announced as `memory.deleted`.
+   * Deletes a memory of the mind with its history and the webhook deliveries about it (their
+   * payloads carry its content), announced as `memory.deleted`, whose payload carries none.
    * @returns whether it existed
    */
   async delete(tx: TenantTx, mindId: string, id: string, now: Date): Promise<boolean> {
     const gone = await this.memories.deleteReturning(tx, mindId, id);
     if (!gone) return false;
+    await this.outbox?.forget(tx, gone.id);
     await this.outbox?.emit(tx, [memoryEvent('memory.deleted', now, { mind_id: gone.mind_id, memory_id: gone.id, category: gone.category, key: gone.key, deleted_at: now.toISOString() })]);
     return true;
   }

@@ -105,6 +105,21 @@ export class WebhooksRepository {
   }
 
   /**
+   * Deletes every delivery about one memory, pending or done, as {@link deleteForMind} does for a
+   * mind: a deleted memory's content must neither be sent by a retry nor stay readable in the
+   * deliveries list (`webhook_deliveries_memory_idx`). @returns how many were deleted
+   */
+  @GenerateSql({ params: [SAMPLE.uuid] })
+  async deleteForMemory(tx: TenantTx, memoryId: string): Promise<number> {
+    const result = await tx.trx
+      .deleteFrom('webhook_deliveries')
+      .where('tenant_id', '=', tx.tenantId)
+      .where('memory_id', '=', memoryId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /**
    * The outbox: one pending delivery per event and enabled endpoint of the tenant subscribed to
    * its type, in one statement. @returns the deliveries' ids (to dispatch after commit)
    */

@@ -64,6 +64,14 @@ export class WebhookOutbox {
     private readonly dispatch: WebhookDispatch,
   ) {}
 
+  /**
+   * Deletes the deliveries about a memory being deleted in `tx` (WebhooksRepository
+   * `deleteForMemory`): their payloads carry its content. @returns how many were deleted
+   */
+  forget(tx: TenantTx, memoryId: string): Promise<number> {
+    return this.webhooks.deleteForMemory(tx, memoryId);
+  }
+
   /** Inserts the events' deliveries in `tx` and dispatches them after commit. @returns the delivery ids */
   async emit(tx: TenantTx, events: readonly WebhookEvent[]): Promise<string[]> {
     let types = this.subscribed.get(tx);
