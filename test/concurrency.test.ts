@@ -98,6 +98,57 @@ describe('concurrency: parallel upserts of one key', () => {
   }, 90_000);
 });
 
+// A tester's find (after mem0's reports of lost updates): two agents editing one memory from the
+// same version overwrote each other unseen; If-Match on the memory's ETag (its version) now decides.
+describe('concurrency: If-Match on a memory\'s version', () => {
+  let t: TestApp;
+  let f: TenantFixture;
+  let other: TenantFixture;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    f = await createTenant(t, 'if-match');
+    other = await createTenant(t, 'if-match-other');
+  });
+  afterAll(() => t.close());
+
+  it('a change made from an old version is refused with 412 and writes nothing; from the current one it goes through', async () => {
+    const created = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'preference', key: 'diet', content: 'Vegetarian', tags: ['vegetarian'] }).expect(201);
+    expect(created.headers.etag).toBe('"1"');
+    const path = `/v1/memory/${created.body.id}`;
+    const read = await t.http().get(path).set(asAgent(f)).expect(200);
+    expect(read.headers.etag).toBe('"1"');
+    // Two agents read version 1; B writes first.
+    const b = await t.http().put(path).set(asAgent(f)).set('If-Match', '"1"').send({ tags: ['vegetarian', 'no_nuts'] }).expect(200);
+    expect(b.headers.etag).toBe('"2"');
+    const a = await t.http().put(path).set(asAgent(f)).set('If-Match', read.headers.etag as string).send({ tags: ['vegetarian', 'low_salt'] }).expect(412);
+    expect(a.body.message).toContain('version 2');
+    expect((await t.http().get(path).set(asAgent(f)).expect(200)).body).toMatchObject({ version: 2, tags: ['vegetarian', 'no_nuts'] });
+    // A weak tag never matches (strong comparison, RFC 9110 §13.1.1); one of a list does; * does.
+    await t.http().put(path).set(asAgent(f)).set('If-Match', 'W/"2"').send({ priority: 'high' }).expect(412);
+    await t.http().put(path).set(asAgent(f)).set('If-Match', '"7", "2"').send({ priority: 'high' }).expect(200);
+    await t.http().put(path).set(asAgent(f)).set('If-Match', '*').send({ priority: 'low' }).expect(200);
+    // Without the header, as before: the last write wins.
+    await t.http().put(path).set(asAgent(f)).send({ priority: 'normal' }).expect(200);
+    // A copy still current is not sent again.
+    const now = await t.http().get(path).set(asAgent(f)).expect(200);
+    await t.http().get(path).set(asAgent(f)).set('If-None-Match', now.headers.etag as string).expect(304);
+    // Deleting from an old version is refused too.
+    await t.http().delete(path).set(asAgent(f)).set('If-Match', '"2"').expect(412);
+    await t.http().get(path).set(asAgent(f)).expect(200);
+    await t.http().delete(path).set(asAgent(f)).set('If-Match', now.headers.etag as string).expect(204);
+  });
+
+  it('a malformed If-Match is a 400 naming the header; another tenant\'s memory is a 404 whatever the header', async () => {
+    const created = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'office', content: 'Room 12' }).expect(201);
+    const bad = await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).set('If-Match', '1').send({ content: 'Room 13' }).expect(400);
+    expect(bad.body.errors).toEqual([{ field: 'If-Match', message: expect.stringContaining('entity tags') }]);
+    await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(other)).set('If-Match', '"1"').send({ content: 'Room 13' }).expect(404);
+    await t.http().delete(`/v1/memory/${created.body.id}`).set(asAgent(other)).set('If-Match', '"1"').expect(404);
+    expect((await t.http().get(`/v1/memory/${created.body.id}`).set(asAgent(f)).expect(200)).body).toMatchObject({ version: 1, content: 'Room 12' });
+  });
+});
+
 describe('concurrency: consolidation, forgetting and accesses on the same memories', () => {
   let t: TestApp;
   let f: TenantFixture;

@@ -3185,6 +3185,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description the ETag of your copy: 304 while the memory is still at that version */
+                "If-None-Match"?: string;
                 /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
@@ -3265,6 +3267,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description the ETag of the version you read, e.g. "3": 412 if the memory has changed since */
+                "If-Match"?: string;
                 /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
@@ -3335,6 +3339,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiError"];
                 };
             };
+            /** @description `If-Match` names another version than the memory's (its `ETag`): someone changed it since you read it; read it again */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
             /** @description the body is larger than BODY_LIMIT */
             413: {
                 headers: {
@@ -3379,6 +3392,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description the ETag of the version you read, e.g. "3": 412 if the memory has changed since */
+                "If-Match"?: string;
                 /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
@@ -3425,6 +3440,15 @@ export interface operations {
             };
             /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description `If-Match` names another version than the memory's (its `ETag`): someone changed it since you read it; read it again */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -49,7 +49,7 @@ export function Documented(options: DocumentedOptions): MethodDecorator {
 }
 
 /** The error statuses the API answers (libs/services ERROR_STATUS, and the rate limit's 429). */
-export type ApiErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503;
+export type ApiErrorStatus = 400 | 401 | 403 | 404 | 409 | 412 | 413 | 415 | 429 | 503;
 
 export interface DocumentedOptions {
   /** A short title, imperative, no final period: "Search memories". */
@@ -97,6 +97,7 @@ export const ERROR_DESCRIPTIONS: Record<ApiErrorStatus, string> = {
   403: "the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right)",
   404: "not found: no such record in the caller's tenant (another tenant's ids answer 404 too)",
   409: 'conflicts with an existing record',
+  412: '`If-Match` names another version than the memory\'s (its `ETag`): someone changed it since you read it; read it again',
   413: 'the body is larger than BODY_LIMIT',
   415: 'Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted',
   429: 'rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds',

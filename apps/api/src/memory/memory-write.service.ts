@@ -7,6 +7,7 @@ import { ImportanceScorer } from '@engram/llm';
 import { withExplicitSaveFloor, type ImportanceResult, type LifecycleConfig } from '@engram/memory';
 import { AppError, LifecycleSettings, MemoryWriter, MindAccess, type MemoryScope, type WriteResult, type WriteStatus } from '@engram/services';
 import type { UpdateMemoryInput, UpsertMemoryInput } from './memory.dto';
+import { requireVersion, type VersionPrecondition } from './version-precondition';
 import { memoryView, type MemoryView } from './memory.view';
 
 export type { WriteStatus };
@@ -91,8 +92,8 @@ export class MemoryWriteService {
     };
   }
 
-  /** Changes fields of a memory by id: `updated` (a new version) or `unchanged`. @throws AppError 404 */
-  async update(scope: MemoryScope, id: string, input: UpdateMemoryInput): Promise<{ memory: MemoryView; status: WriteStatus }> {
+  /** Changes fields of a memory by id: `updated` (a new version) or `unchanged`. @throws AppError 404; 412 when `precondition` (If-Match) names another version */
+  async update(scope: MemoryScope, id: string, input: UpdateMemoryInput, precondition?: VersionPrecondition): Promise<{ memory: MemoryView; status: WriteStatus }> {
     const config = await this.config(scope);
     const importance = input.content !== undefined || input.importance !== undefined ? await this.importanceOf({ ...input, content: input.content }, config) : undefined;
     const embedding = input.content === undefined ? undefined : await this.embed(input.content);
@@ -100,6 +101,7 @@ export class MemoryWriteService {
       await this.minds.require(tx, scope);
       const current = await this.memories.findById(tx, scope.mindId, id, { forUpdate: true });
       if (!current) throw AppError.notFound('memory');
+      requireVersion(precondition, current.version);
       return this.writer.edit(tx, scope, current, input, { importance, embedding, now: this.clock.now(), config, upsert: false });
     });
     if (embedding) this.demandEmbedding(scope.tenantId, [embedding.vector]);
@@ -117,10 +119,15 @@ export class MemoryWriteService {
     return memoryView(memory);
   }
 
-  /** Deletes a memory and its history (announced to webhooks as `memory.deleted`). @throws AppError 404 */
-  async delete(scope: MemoryScope, id: string): Promise<void> {
+  /** Deletes a memory and its history (announced to webhooks as `memory.deleted`). @throws AppError 404; 412 when `precondition` names another version */
+  async delete(scope: MemoryScope, id: string, precondition?: VersionPrecondition): Promise<void> {
     const deleted = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
+      if (precondition) {
+        const current = await this.memories.findById(tx, scope.mindId, id, { forUpdate: true });
+        if (!current) return false;
+        requireVersion(precondition, current.version);
+      }
       return this.writer.delete(tx, scope.mindId, id, this.clock.now());
     });
     if (!deleted) throw AppError.notFound('memory');

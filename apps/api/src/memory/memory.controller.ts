@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ZodResponse } from 'nestjs-zod';
@@ -8,6 +8,7 @@ import { ParseIdPipe } from '../common/ids';
 import { MemoryReadService } from './memory-read.service';
 import { CurrentMemoryScope, type MemoryScope } from './memory-scope';
 import { MemoryWriteService } from './memory-write.service';
+import { ifMatch, versionTag } from './version-precondition';
 import {
   AssociationPageDto,
   AssociationsQueryDto,
@@ -70,6 +71,7 @@ export class MemoryController {
     const { memory, status } = await this.writes.upsert(scope, body);
     res.status(status === 'created' ? 201 : 200);
     res.setHeader('X-Write-Status', status);
+    res.setHeader('ETag', versionTag(memory.version));
     return memory;
   }
 
@@ -142,33 +144,47 @@ export class MemoryController {
   @Get(':id')
   @Documented({ summary: 'Get a memory', errors: [400, 403, 404] })
   @ZodResponse({ status: 200, type: MemoryViewDto })
-  get(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
-    return this.reads.get(scope, id);
+  @ApiHeader({ name: 'If-None-Match', required: false, description: 'the ETag of your copy: 304 while the memory is still at that version' })
+  async get(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string, @Res({ passthrough: true }) res: Response) {
+    const memory = await this.reads.get(scope, id);
+    res.setHeader('ETag', versionTag(memory.version));
+    return memory;
   }
 
   /**
    * Changes fields of a memory; category and key stay. A new version is recorded when anything
    * differs; the header `X-Write-Status` says `updated` or `unchanged`, as for `POST /memory`.
+   * `If-Match: "<version>"` (the `ETag` of your copy, RFC 9110 §13.1.1) makes the change only if
+   * nobody changed the memory since: 412 otherwise, nothing written.
    */
   @ServiceKeyScopeNeeded('memories:write')
   @Put(':id')
-  @Documented({ summary: 'Update a memory', errors: [400, 403, 404, 409, 413, 415] })
+  @Documented({ summary: 'Update a memory', errors: [400, 403, 404, 409, 412, 413, 415] })
+  @ApiHeader({ name: 'If-Match', required: false, description: 'the ETag of the version you read, e.g. "3": 412 if the memory has changed since' })
   @ApiResponse({ status: 200, type: MemoryViewDto.Output, description: 'updated, or unchanged', headers: { 'X-Write-Status': WRITE_STATUS_HEADER } })
   @ZodResponse({ status: 200, type: MemoryViewDto })
-  async update(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string, @Body() body: UpdateMemoryDto, @Res({ passthrough: true }) res: Response) {
-    const { memory, status } = await this.writes.update(scope, id, body);
+  async update(
+    @CurrentMemoryScope() scope: MemoryScope,
+    @Param('id', memoryId) id: string,
+    @Body() body: UpdateMemoryDto,
+    @Headers('if-match') precondition: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { memory, status } = await this.writes.update(scope, id, body, ifMatch(precondition));
     res.setHeader('X-Write-Status', status);
+    res.setHeader('ETag', versionTag(memory.version));
     return memory;
   }
 
-  /** Deletes a memory and its history. 204. */
+  /** Deletes a memory and its history. 204. `If-Match` as for PUT: 412 if it changed since. */
   @ServiceKeyScopeNeeded('memories:write')
   @Delete(':id')
-  @Documented({ summary: 'Delete a memory and its history', errors: [400, 403, 404] })
+  @Documented({ summary: 'Delete a memory and its history', errors: [400, 403, 404, 412] })
+  @ApiHeader({ name: 'If-Match', required: false, description: 'the ETag of the version you read, e.g. "3": 412 if the memory has changed since' })
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'deleted' })
-  async delete(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
-    await this.writes.delete(scope, id);
+  async delete(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string, @Headers('if-match') precondition: string | undefined) {
+    await this.writes.delete(scope, id, ifMatch(precondition));
   }
 
   /**

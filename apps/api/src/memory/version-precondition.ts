@@ -1,0 +1,43 @@
+import { AppError } from '@engram/services';
+
+/**
+ * Optimistic concurrency on a memory (RFC 9110 §8.8.3 ETag, §13.1.1 If-Match): a memory's entity
+ * tag is its version, `"3"`, sent as `ETag` with each memory answered. A change sent with
+ * `If-Match: "3"` is made only if the memory is still at version 3, else 412, so that two agents
+ * editing one memory cannot overwrite each other unseen (a tester's find, after mem0's reports of
+ * lost updates). The tag stands for the memory's written fields, which a version records; its
+ * lifecycle bookkeeping (retention, accesses) moves on reads without a new version.
+ */
+export type VersionPrecondition = { any: true } | { versions: readonly number[] };
+
+/** The `ETag` of a memory at `version`: a strong tag, `"<version>"`. */
+export function versionTag(version: number): string {
+  return `"${version}"`;
+}
+
+// An entity tag (RFC 9110 §8.8.3): optionally weak, then a quoted string without `"`.
+const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
+
+/**
+ * Reads `If-Match`. @returns undefined without the header; `{any}` for `*`; else the versions its
+ * strong tags name (a weak tag, or one that is no version of ours, names none: strong comparison,
+ * §13.1.1) @throws AppError 400 naming `If-Match` when it is not `*` nor a list of entity tags
+ */
+export function ifMatch(header: string | string[] | undefined): VersionPrecondition | undefined {
+  if (header === undefined) return undefined;
+  const value = (Array.isArray(header) ? header.join(',') : header).trim();
+  if (value === '*') return { any: true };
+  const versions: number[] = [];
+  for (const part of value.split(',')) {
+    const tag = ENTITY_TAG.exec(part.trim());
+    if (!tag) throw AppError.badField('If-Match', 'must be * or entity tags such as "3" (a memory\'s ETag, its version)');
+    if (!tag[1] && /^[1-9]\d{0,9}$/.test(tag[2] as string)) versions.push(Number(tag[2]));
+  }
+  return { versions };
+}
+
+/** @throws AppError 412 when the memory, at `version`, does not meet the precondition */
+export function requireVersion(precondition: VersionPrecondition | undefined, version: number): void {
+  if (!precondition || 'any' in precondition || precondition.versions.includes(version)) return;
+  throw new AppError('precondition_failed', `If-Match: the memory is at version ${version} (ETag ${versionTag(version)}), not ${precondition.versions.map(versionTag).join(', ') || 'the tag sent'}; read it again and reapply your change`);
+}
