@@ -104,6 +104,19 @@ describe('memory API (seed 002)', () => {
       expect(history.body.items[1]).toMatchObject({ memory_type: 'working', temporal_context: null, temporal_position: null });
     });
 
+    // A tester's find (after mem0's reports of history that lost fields): an importance-only
+    // change made a version that history showed identical to the one before.
+    it('history keeps the importance a write sets: a change of importance alone is a version that shows it', async () => {
+      const v1 = await storeMemory(t, asAgent(f), { category: 'fact', key: 'history_importance', content: 'The office wifi password changes monthly', importance: 0.8 }).expect(201);
+      const v2 = await t.http().put(`/v1/memory/${v1.body.id}`).set(asAgent(f)).send({ importance: 0.1 }).expect(200);
+      expect(v2.headers['x-write-status']).toBe('updated');
+      const history = await t.http().get(`/v1/memory/${v1.body.id}/history`).set(asAgent(f)).expect(200);
+      expect(history.body.items.map((v: { version: number; importance_score: number }) => [v.version, v.importance_score])).toEqual([
+        [2, 0.1],
+        [1, 0.8],
+      ]);
+    });
+
     it('the same key in another category is another memory', async () => {
       const a = await storeMemory(t, asAgent(f), { category: 'note', key: 'shared_key', content: 'a note' }).expect(201);
       const b = await storeMemory(t, asAgent(f), { category: 'fact', key: 'shared_key', content: 'a fact' }).expect(201);

@@ -156,12 +156,16 @@ describe('webhooks through BullMQ (API + worker)', () => {
     await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).send({ content: 'We launch on 2027-04-01' }).expect(200);
     const updated = await waitFor('memory.updated', () => receiver.events('memory.updated').find((e) => e.data.memory_id === created.body.id));
     expect(updated.data).toMatchObject({ content: 'We launch on 2027-04-01', version: 2, changed: ['content', 'occurred_at'] });
+    // A change of importance alone names it (it named nothing: a tester's find).
+    await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).send({ importance: 0.05 }).expect(200);
+    const reweighed = await waitFor('memory.updated v3', () => receiver.events('memory.updated').find((e) => e.data.memory_id === created.body.id && e.data.version === 3));
+    expect(reweighed.data).toMatchObject({ importance_score: 0.05, changed: ['importance_score'] });
 
-    const listed = await waitFor('both delivered', async () => {
+    const listed = await waitFor('all three delivered', async () => {
       const items = (await deliveries(t.http, f, hook.id)).body.items as { event_type: string; status: string; attempts: number }[];
-      return items.length === 2 && items.every((d) => d.status === 'succeeded') ? items : undefined;
+      return items.length === 3 && items.every((d) => d.status === 'succeeded') ? items : undefined;
     });
-    expect(listed.map((d) => [d.event_type, d.attempts])).toEqual([['memory.updated', 1], ['memory.created', 1]]);
+    expect(listed.map((d) => [d.event_type, d.attempts])).toEqual([['memory.updated', 1], ['memory.updated', 1], ['memory.created', 1]]);
 
     await t.http().delete(`/v1/memory/${created.body.id}`).set(asAgent(f)).expect(204);
     const deleted = await waitFor('memory.deleted', () => receiver.events('memory.deleted').find((e) => e.data.memory_id === created.body.id));

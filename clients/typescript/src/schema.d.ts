@@ -1164,6 +1164,7 @@ export interface components {
                 created_at: string;
                 /** Format: date-time */
                 expires_at: string | null;
+                importance_score: number | null;
                 key: string;
                 /** @enum {string|null} */
                 memory_type: "stm" | "episodic" | "semantic" | "procedural" | "working" | null;

@@ -63,6 +63,7 @@ select
   "source_refs",
   "temporal_context",
   "temporal_position",
+  "importance_score",
   "actor_type",
   "actor_id",
   "created_at"
@@ -138,6 +139,7 @@ select
   "source_refs",
   "temporal_context",
   "temporal_position",
+  "importance_score",
   "actor_type",
   "actor_id",
   "created_at"

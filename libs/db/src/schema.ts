@@ -164,6 +164,8 @@ export interface MemoryVersionsTable {
   source_refs: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
   temporal_context: string | null;
   temporal_position: number | null;
+  // Recorded from migration 20261217000000 on: null in a version recorded before it.
+  importance_score: number | null;
   actor_type: ActorType;
   actor_id: string | null;
   created_at: GeneratedTimestamp;

@@ -233,6 +233,8 @@ export const MemoryVersionViewSchema = MemoryViewSchema.pick({
   source_refs: z.array(z.string()).nullable(),
   temporal_context: z.string().nullable(),
   temporal_position: z.number().int().nullable(),
+  /** The importance (0..1) the version set; null in a version recorded before it was (2026-12-17). */
+  importance_score: z.number().nullable(),
   change: z.enum(['create', 'update', 'verify']),
   actor_type: z.enum(['user', 'mind_key', 'service_key', 'system']),
   actor_id: z.uuid().nullable(),

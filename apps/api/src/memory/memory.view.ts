@@ -45,6 +45,7 @@ export function versionView(row: MemoryVersionRow) {
     source_refs: row.source_refs,
     temporal_context: row.temporal_context,
     temporal_position: row.temporal_position,
+    importance_score: row.importance_score,
     actor_type: row.actor_type,
     actor_id: row.actor_id,
     created_at: row.created_at.toISOString(),

@@ -114,6 +114,8 @@ export const MemoryVersionLineSchema = z.object({
   source_refs: f.sourceRefs.nullable().default(null),
   temporal_context: f.temporalContext.nullable().default(null),
   temporal_position: f.temporalPosition.nullable().default(null),
+  // Absent from exports made before versions recorded it (2026-12-17).
+  importance_score: unit.nullable().default(null),
   actor_type: z.enum(['user', 'mind_key', 'service_key', 'system'], { message: 'must be user, mind_key, service_key or system' }),
   actor_id: z.uuid({ message: 'must be a UUID' }).nullable().default(null),
   created_at: when,

@@ -90,7 +90,7 @@ export function restoredMemory(
   };
   const versions: NewMemoryVersion[] =
     history.length === 0
-      ? [{ memory_id: target.id, version: m.version, mind_id: target.mindId, change: 'create', ...versionFields({ ...m, tags: written.tags }), ...statedFields(written), actor_type: 'user', actor_id: importer.userId, created_at: now }]
+      ? [{ memory_id: target.id, version: m.version, mind_id: target.mindId, change: 'create', ...versionFields({ ...m, tags: written.tags }), ...statedFields({ ...written, importance_score: m.importance_score }), actor_type: 'user', actor_id: importer.userId, created_at: now }]
       : history.map((v) => ({ memory_id: target.id, version: v.version, mind_id: target.mindId, change: v.change, ...versionFields(v), ...statedFields(v), actor_type: v.actor_type, actor_id: v.actor_id, created_at: v.created_at }));
   return { row, versions };
 }
@@ -103,7 +103,8 @@ function statedFields(v: {
   source_refs: string[] | null;
   temporal_context: string | null;
   temporal_position: number | null;
-}): Pick<NewMemoryVersion, 'occurred_at' | 'memory_type' | 'payload' | 'source_refs' | 'temporal_context' | 'temporal_position'> {
+  importance_score: number | null;
+}): Pick<NewMemoryVersion, 'occurred_at' | 'memory_type' | 'payload' | 'source_refs' | 'temporal_context' | 'temporal_position' | 'importance_score'> {
   return {
     occurred_at: v.occurred_at,
     memory_type: v.memory_type,
@@ -111,6 +112,7 @@ function statedFields(v: {
     source_refs: v.source_refs,
     temporal_context: v.temporal_context,
     temporal_position: v.temporal_position,
+    importance_score: v.importance_score,
   };
 }
 

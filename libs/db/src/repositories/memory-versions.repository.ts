@@ -29,6 +29,7 @@ export const WRITTEN_COLUMNS = [
   'source_refs',
   'temporal_context',
   'temporal_position',
+  'importance_score',
 ] as const;
 
 /** The columns a version is read with: all but the tenant. */
@@ -73,6 +74,7 @@ export class MemoryVersionsRepository {
         source_refs: memory.source_refs,
         temporal_context: memory.temporal_context,
         temporal_position: memory.temporal_position,
+        importance_score: memory.importance_score,
         actor_type: actor.type,
         actor_id: actor.id,
         // The instant of the change it records, as the memory has it (not the database's clock).

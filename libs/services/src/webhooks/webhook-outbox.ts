@@ -30,6 +30,7 @@ export function memoryEventData(m: MemoryRow): WebhookEvent['payload']['data'] {
     verified: m.verified,
     confidence: m.confidence,
     memory_type: m.memory_type,
+    importance_score: m.importance_score,
     expires_at: iso(m.expires_at),
     occurred_at: iso(m.occurred_at),
     created_at: iso(m.created_at),
