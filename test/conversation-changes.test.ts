@@ -110,4 +110,34 @@ describe('a change of home or work ranks before what it replaces', () => {
     expect(rows).toContain('Ben: I moved to Rome last month!\n(previously: Ben: I live in Oslo, it is cold.)');
     expect(rows).toContain('Anna: I love living in Lyon, the food is great.');
   });
+  // Helper 36's: a chat posted at once (or faster than STM's time rules) filled STM; the dose's
+  // correction left it chunked with a move while the statement it corrects was still held, so it
+  // quoted nothing and a search for the drug found only the old dose.
+  it.each(['one post', 'a post a message'])('a correction quotes the statement it corrects when both arrive in one burst (%s)', async (pace) => {
+    const f = await createTenant(app.t, `burst-${pace.replace(/ /g, '-')}`);
+    const chat = [
+      { content: 'I work as a nurse at St Mary hospital.' },
+      { role: 'assistant', content: 'Nice to meet you! How can I help today?' },
+      { content: 'I live in Leeds with my husband Tom and our two kids, Amy and Ben.' },
+      { role: 'assistant', content: 'Any allergies I should know about?' },
+      { content: 'Penicillin.' },
+      { content: 'I am also allergic to peanuts.' },
+      { content: 'My doctor put me on sertraline 10mg last week.' },
+      { role: 'assistant', content: 'Thanks, noted.' },
+      { content: 'I just started a new job at Globex as a ward manager.' },
+      { content: 'Actually, we moved to Manchester last weekend.' },
+      { content: "Actually it's 20mg, not 10mg." },
+      { content: 'Wow, that is amazing!' },
+    ].map((m) => ({ role: 'user', ...m }));
+    const post = (messages: typeof chat) => app.t.http().post(`/v1/conversations/burst/messages`).set(asAgent(f)).send({ messages }).expect(201);
+    if (pace === 'one post') await post(chat);
+    else for (const m of chat) await post([m]);
+    await app.t.http().post('/v1/conversations/burst/end').set(asAgent(f)).expect(200);
+    const rows = (await app.owner.query<{ content: string }>('select content from memories where tenant_id = $1', [f.tenantId])).rows.map((r) => r.content);
+    expect(rows.filter((c) => c.includes("Actually it's 20mg, not 10mg."))).toEqual([expect.stringContaining('(correcting: user: My doctor put me on sertraline 10mg last week.)')]);
+    const found = await app.t.http().get('/v1/memory/search').query({ q: 'sertraline' }).set(asAgent(f)).expect(200);
+    const contents = found.body.items.map((m: { content: string }) => m.content as string);
+    expect(contents[0]).toContain("Actually it's 20mg, not 10mg.");
+    expect(contents.some((c: string) => c.startsWith('user: My doctor put me on sertraline 10mg'))).toBe(true);
+  });
 });

@@ -151,7 +151,7 @@ export class ConversationStream {
     }
     const entered = enterStm(buffer, message, this.association(words, buffer, candidates), at, config, newId);
     for (const out of entered.evicted) {
-      if (out.consolidate) result.consolidated.push(await this.episodes.consolidate(tx, scope, conversationId, out.entry, 'capacity', config));
+      if (out.consolidate) result.consolidated.push(await this.episodes.consolidate(tx, scope, conversationId, out.entry, 'capacity', config, [...entered.buffer, ...entered.evicted.map((e) => e.entry)]));
       else result.discarded += 1;
     }
     result.attended += 1;
@@ -168,7 +168,8 @@ export class ConversationStream {
       await this.minds.require(tx, scope);
       await this.stm.lockConversation(tx, scope.mindId, conversationId);
       const consolidated: ConsolidationOutcome[] = [];
-      for (const entry of await this.stm.list(tx, scope.mindId, conversationId)) consolidated.push(await this.episodes.consolidate(tx, scope, conversationId, entry, 'explicit_save', config));
+      const held = await this.stm.list(tx, scope.mindId, conversationId);
+      for (const entry of held) consolidated.push(await this.episodes.consolidate(tx, scope, conversationId, entry, 'explicit_save', config, held));
       await this.stm.save(tx, scope.mindId, conversationId, []);
       return consolidated;
     });
@@ -279,7 +280,8 @@ export class ConversationStream {
     result: { consolidated: ConsolidationOutcome[]; discarded: number },
   ): Promise<SourcedStmEntry[]> {
     const step = advanceStm(buffer, at, config);
-    for (const { entry, trigger } of step.consolidate) result.consolidated.push(await this.episodes.consolidate(tx, scope, conversationId, entry, trigger, config));
+    const pending = [...step.kept, ...step.consolidate.map((c) => c.entry)];
+    for (const { entry, trigger } of step.consolidate) result.consolidated.push(await this.episodes.consolidate(tx, scope, conversationId, entry, trigger, config, pending));
     result.discarded += step.discarded;
     return step.kept;
   }

@@ -69,35 +69,63 @@ export class EpisodeConsolidation {
    * the correction comes first (the newest fact wins). A change of home or work ("I moved to
    * Berlin", "I just started a new job at Globex") is kept likewise with the speaker's latest
    * statement of the same topic, `(previously: user: I live in Paris.)` (libs/memory
-   * `lifeChange`, `replacedLines`), in a chunk too. Any other entry: its content unchanged.
+   * `lifeChange`, `replacedLines`), in a chunk too. A correction in a chunk is read line by line,
+   * and a chunk may hold a correction and a change at once. What was said before the entry is
+   * looked for in long-term memory and among `pending`, the entries of the conversation's STM not
+   * consolidated yet: a chat posted at once, or faster than STM's time rules, evicted "Actually
+   * it's 20mg, not 10mg." (chunked with a move) while "My doctor put me on sertraline 10mg" was
+   * still in STM, so the correction quoted nothing and a search for the drug found only the old
+   * dose (helper 36's). Any other entry: its content unchanged.
    */
-  private async withCorrected(tx: TenantTx, scope: MemoryScope, entry: SourcedStmEntry, config: LifecycleConfig): Promise<string> {
-    const saidBefore = async (probes: string) => (await this.similar(tx, scope, probes, config, QUOTED_CANDIDATES)).filter((m) => m.occurred_at.getTime() <= entry.entered_at.getTime());
-    const correction = entry.message_ids.length === 1 ? subjectlessCorrection(withoutSpeakers(entry.content)) : null;
-    if (correction) return withCorrectedLines(entry.content, correctedLines(await saidBefore(correction.probes.join(' ')), correction));
-    // A change of home or work, alone or in a chunk, is kept with the speaker's statement it replaces (libs/memory life-change.ts).
+  private async withCorrected(tx: TenantTx, scope: MemoryScope, entry: SourcedStmEntry, config: LifecycleConfig, pending: readonly SourcedStmEntry[]): Promise<string> {
+    const unconsolidated = pending.filter((e) => e.id !== entry.id && e.entered_at.getTime() <= entry.entered_at.getTime()).map((e) => ({ content: e.content, occurred_at: e.entered_at }));
+    const saidBefore = async (probes: string) => [
+      ...(await this.similar(tx, scope, probes, config, QUOTED_CANDIDATES)).filter((m) => m.occurred_at.getTime() <= entry.entered_at.getTime()),
+      ...unconsolidated,
+    ];
+    if (entry.message_ids.length === 1) {
+      // One message, of one or more lines: read whole, sentence by sentence.
+      const correction = subjectlessCorrection(withoutSpeakers(entry.content));
+      if (correction) return withCorrectedLines(entry.content, correctedLines(await saidBefore(correction.probes.join(' ')), correction));
+    }
+    const corrected: string[] = [];
+    let replaced: string[] | null = null;
     for (const line of entry.content.split('\n')) {
       const [, speaker, said] = /^([^:\n]{1,64}): (.*)$/.exec(line) ?? [];
-      const change = speaker && said ? lifeChange(said) : null;
-      if (!change || !speaker || !said) continue;
-      const replaced = replacedLines(await saidBefore(change.probes), change.topic, speaker, said);
-      return replaced.length > 0 ? withReplacedLines(entry.content, replaced) : entry.content;
+      if (!speaker || !said) continue;
+      const correction = entry.message_ids.length > 1 ? subjectlessCorrection(said) : null;
+      if (correction) {
+        for (const l of correctedLines(await saidBefore(correction.probes.join(' ')), correction)) if (!corrected.includes(l)) corrected.push(l);
+        continue;
+      }
+      // A change of home or work, alone or in a chunk, is kept with the speaker's statement it replaces (libs/memory life-change.ts); the first one.
+      const change = replaced === null ? lifeChange(said) : null;
+      if (change) replaced = replacedLines(await saidBefore(change.probes), change.topic, speaker, said);
     }
-    return entry.content;
+    return withReplacedLines(withCorrectedLines(entry.content, corrected), replaced ?? []);
   }
 
   /**
    * STM → LTM (seed 000 `consolidate`): an existing memory of nearly the same words is reinforced
    * (MemoryWriter `reinforce`); otherwise a new episodic memory is written (libs/memory
    * `episodeMemory`: its compressed form, strength × 1.5, the messages as `source_refs`).
+   * @param pending the conversation's STM entries not consolidated yet (still held, or leaving in the same pass): what a correction may quote
    */
-  async consolidate(tx: TenantTx, scope: MemoryScope, conversationId: string, entry: SourcedStmEntry, trigger: ConsolidationTrigger, config: LifecycleConfig): Promise<ConsolidationOutcome> {
+  async consolidate(
+    tx: TenantTx,
+    scope: MemoryScope,
+    conversationId: string,
+    entry: SourcedStmEntry,
+    trigger: ConsolidationTrigger,
+    config: LifecycleConfig,
+    pending: readonly SourcedStmEntry[] = [],
+  ): Promise<ConsolidationOutcome> {
     const now = this.clock.now();
     const outcome = { stm_entry_id: entry.id, trigger, score: entryScore(entry, config), messages: entry.message_ids.length };
     const importance = episodeImportance(entry, trigger, config);
     const { candidates, near } = await this.reinforceRepeated(tx, scope, entry.content, entry.message_ids, importance, config, entry.last_rehearsed_at);
     if (near) return { ...outcome, memory_id: near.id, key: near.key, status: 'reinforced' };
-    const content = await this.withCorrected(tx, scope, entry, config);
+    const content = await this.withCorrected(tx, scope, entry, config, pending);
     // A local embedder costs nothing here; a remote one is left to the backfill, outside this
     // transaction. The content as stored: a correction's vector holds what it corrects (helper 32's).
     const vector = this.embedder.local ? ((await this.embedder.tryEmbed([content])).vectors[0] ?? null) : null;
