@@ -104,6 +104,17 @@ describe('memory API (seed 002)', () => {
       expect(history.body.items[1]).toMatchObject({ memory_type: 'working', temporal_context: null, temporal_position: null });
     });
 
+    // A tester's find: a memory could be put in a session but never taken out of it (null was a 400).
+    it('null takes a memory out of its temporal context (and its position), or clears the position alone', async () => {
+      const m = await storeMemory(t, asAgent(f), { category: 'note', key: 'temporal_clear', content: 'Talked about the trip', temporal_context: 'session 4', temporal_position: 3 }).expect(201);
+      const path = `/v1/memory/${m.body.id}`;
+      expect((await t.http().put(path).set(asAgent(f)).send({ temporal_position: null }).expect(200)).body).toMatchObject({ temporal_context: 'session 4', temporal_position: null });
+      await t.http().put(path).set(asAgent(f)).send({ temporal_position: 5 }).expect(200);
+      expect((await t.http().put(path).set(asAgent(f)).send({ temporal_context: null }).expect(200)).body).toMatchObject({ temporal_context: null, temporal_position: null, version: 4 });
+      const bad = await t.http().put(path).set(asAgent(f)).send({ temporal_context: '' }).expect(400);
+      expect(bad.body.errors[0].field).toBe('temporal_context');
+    });
+
     // A tester's find (after mem0's reports of history that lost fields): an importance-only
     // change made a version that history showed identical to the one before.
     it('history keeps the importance a write sets: a change of importance alone is a version that shows it', async () => {

@@ -800,8 +800,8 @@ export interface components {
                 source?: "user" | "agent";
                 source_refs?: string[];
                 tags?: string[];
-                temporal_context?: string;
-                temporal_position?: number;
+                temporal_context?: string | null;
+                temporal_position?: number | null;
             }[];
         };
         BatchResultDto_Output: {
@@ -2003,8 +2003,8 @@ export interface components {
             priority?: "low" | "normal" | "high" | "critical";
             source_refs?: string[];
             tags?: string[];
-            temporal_context?: string;
-            temporal_position?: number;
+            temporal_context?: string | null;
+            temporal_position?: number | null;
         };
         UpdateWebhookDto: {
             description?: string | null;
@@ -2032,8 +2032,8 @@ export interface components {
             source?: "user" | "agent";
             source_refs?: string[];
             tags?: string[];
-            temporal_context?: string;
-            temporal_position?: number;
+            temporal_context?: string | null;
+            temporal_position?: number | null;
         };
         WebhookListDto_Output: {
             items: {

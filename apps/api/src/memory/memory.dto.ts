@@ -42,9 +42,10 @@ const writableFields = {
   occurred_at: isoDateTime.optional(),
   memory_type: memoryType.optional(),
   source_refs: sourceRefs.optional(),
-  temporal_context: temporalContext.optional(),
-  /** Order within the temporal context (a turn's number in its session): neighbours cue each other in search. */
-  temporal_position: temporalPosition.optional(),
+  /** A session or episode the memory belongs to; null (PUT, or an upsert of an existing key) takes it out, with its position. */
+  temporal_context: temporalContext.nullable().optional(),
+  /** Order within the temporal context (a turn's number in its session): neighbours cue each other in search; null clears it. */
+  temporal_position: temporalPosition.nullable().optional(),
   payload: payload.optional(),
 };
 

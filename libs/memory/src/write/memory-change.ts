@@ -52,8 +52,10 @@ export interface MemoryEdit {
   occurred_at?: string;
   memory_type?: MemoryType;
   source_refs?: string[];
-  temporal_context?: string;
-  temporal_position?: number;
+  /** null takes the memory out of its temporal context (and its position). */
+  temporal_context?: string | null;
+  /** null clears the position. */
+  temporal_position?: number | null;
   payload?: Record<string, unknown>;
 }
 
@@ -166,8 +168,9 @@ export function memoryChange(current: StoredMemory, edit: MemoryEdit, ctx: EditC
     occurred_at: edit.occurred_at ? new Date(edit.occurred_at) : hash !== current.content_hash ? now : current.occurred_at,
     memory_type: edit.memory_type ?? current.memory_type,
     source_refs: edit.source_refs ?? current.source_refs,
-    temporal_context: edit.temporal_context ?? current.temporal_context,
-    temporal_position: edit.temporal_position ?? current.temporal_position,
+    temporal_context: edit.temporal_context === undefined ? current.temporal_context : edit.temporal_context,
+    // Out of its context, a memory has no place in it either.
+    temporal_position: edit.temporal_position === undefined ? (edit.temporal_context === null ? null : current.temporal_position) : edit.temporal_position,
     payload: edit.payload ?? current.payload,
   };
   const reimportance = counted && (hash !== current.content_hash || counted.score !== current.importance_score) ? counted : undefined;
