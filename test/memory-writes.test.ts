@@ -104,6 +104,15 @@ describe('memory API (seed 002)', () => {
       expect(history.body.items[1]).toMatchObject({ memory_type: 'working', temporal_context: null, temporal_position: null });
     });
 
+    // A tester's find: the limit was counted before repeats were dropped.
+    it('tags are counted as stored: 20 tags and a repeat in another case are 20 tags; 21 distinct ones are a 400', async () => {
+      const twenty = Array.from({ length: 20 }, (_, i) => `t${i}`);
+      const m = await storeMemory(t, asAgent(f), { category: 'note', key: 'tag_limit', content: 'Many tags', tags: [...twenty, 'T0', ' t1 '] }).expect(201);
+      expect(m.body.tags).toEqual(twenty);
+      const bad = await storeMemory(t, asAgent(f), { category: 'note', key: 'tag_limit', content: 'Many tags', tags: [...twenty, 't20'] }).expect(400);
+      expect(bad.body.errors).toEqual([{ field: 'tags', message: expect.stringContaining('at most 20 tags') }]);
+    });
+
     // A tester's find: a memory could be put in a session but never taken out of it (null was a 400).
     it('null takes a memory out of its temporal context (and its position), or clears the position alone', async () => {
       const m = await storeMemory(t, asAgent(f), { category: 'note', key: 'temporal_clear', content: 'Talked about the trip', temporal_context: 'session 4', temporal_position: 3 }).expect(201);

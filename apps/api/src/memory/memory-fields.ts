@@ -8,6 +8,7 @@ import {
   MEMORY_TYPES,
   TAGS_MAX,
   TAG_MAX_LENGTH,
+  normalizeTags,
 } from '@engram/memory';
 import { hasVisibleText, oneLine, tagText } from '../common/zod-fields';
 
@@ -28,7 +29,12 @@ export const memoryField = {
     .string({ message: 'must be a string' })
     .refine(hasVisibleText, { message: 'must not be empty' })
     .refine((s) => Buffer.byteLength(s, 'utf8') <= CONTENT_MAX_BYTES, { message: `must be at most ${CONTENT_MAX_BYTES} bytes (32 KiB) of UTF-8` }),
-  tags: z.array(tagText(TAG_MAX_LENGTH), { message: 'must be an array of strings' }).max(TAGS_MAX, { message: `must have at most ${TAGS_MAX} tags` }),
+  // Counted as stored: repeats (in any case or spacing) are one tag (a tester's find: 20 tags and
+  // "T0" beside "t0" were refused though 20 would be kept). The entries themselves are bounded too.
+  tags: z
+    .array(tagText(TAG_MAX_LENGTH), { message: 'must be an array of strings' })
+    .max(10 * TAGS_MAX, { message: `must have at most ${10 * TAGS_MAX} entries` })
+    .refine((tags) => normalizeTags(tags).length <= TAGS_MAX, { message: `must have at most ${TAGS_MAX} tags (repeats in another case or spacing count once)` }),
   confidence: z.number({ message: 'must be a number from 0 to 1' }).min(0, { message: 'must be from 0 to 1' }).max(1, { message: 'must be from 0 to 1' }),
   payload: z
     .record(z.string(), z.unknown(), { message: 'must be a JSON object' })
