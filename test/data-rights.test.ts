@@ -154,6 +154,10 @@ describe('data rights', () => {
     expect(normalized(lines)).toHaveLength(4);
     expect(normalized(after.lines)).toEqual(normalized(lines));
     expect(after.lines.find((l) => l.type === 'settings')).toEqual(lines.find((l) => l.type === 'settings'));
+    // A restored mind keeps its dates (it was dated by the import: a tester's find).
+    const minds = (ls: Line[]) => ls.filter((l) => l.type === 'mind').map((l) => [l.name, l.created_at, l.updated_at]).sort();
+    const restored = new Set(lines.filter((l) => l.type === 'mind').map((l) => l.name));
+    expect(minds(after.lines.filter((l) => restored.has(l.name)))).toEqual(minds(lines));
 
     const counts = await countsOf(c.tenantId);
     const second = await importInto(c, text).expect(200);

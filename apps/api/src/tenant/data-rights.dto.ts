@@ -39,6 +39,9 @@ export const MindLineSchema = z.object({
   name: oneLine(200),
   description: z.string({ message: 'must be a string' }).max(2000, { message: 'must be at most 2000 characters' }).nullable().optional(),
   external_id: externalId.nullable().optional(),
+  // Kept by a mind the import creates (the import's time without them, as in older files).
+  created_at: when.optional(),
+  updated_at: when.optional(),
 });
 
 export const MemoryLineSchema = z.object({

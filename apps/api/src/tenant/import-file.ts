@@ -82,6 +82,10 @@ class ImportContents {
   private addMind(n: number, mind: MindLine): void {
     if (this.mindIds.has(mind.id)) throw lineError(n, 'id', 'this mind is already in the file');
     if (this.mindNames.has(mind.name)) throw lineError(n, 'name', 'a mind of this name is already in the file');
+    for (const field of ['created_at', 'updated_at'] as const) {
+      const at = mind[field];
+      if (at !== undefined && Date.parse(at) > this.latest) throw lineError(n, field, 'must not be in the future');
+    }
     this.mindIds.add(mind.id);
     this.mindNames.add(mind.name);
     this.out.minds.push({ ...mind, line: n });

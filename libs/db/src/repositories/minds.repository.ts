@@ -8,7 +8,7 @@ const M = SAMPLE.uuid;
 @Injectable()
 export class MindsRepository {
   @GenerateSql({ params: [{ id: M, name: 'm', description: null, external_id: 'user-1' }] })
-  create(tx: TenantTx, mind: { id: string; name: string; description: string | null; external_id?: string | null }): Promise<Mind> {
+  create(tx: TenantTx, mind: { id: string; name: string; description: string | null; external_id?: string | null; created_at?: string; updated_at?: string }): Promise<Mind> {
     return tx.trx
       .insertInto('minds')
       .values({ ...mind, tenant_id: tx.tenantId })
