@@ -32,6 +32,16 @@ describe('the episode an STM entry consolidates into (seed 000)', () => {
     expect((m.payload as { associations: { similar_events: string[] } }).associations.similar_events).toEqual(['a', 'b', 'c']);
   });
 
+  // Helper 36's: a user's answer chunked with an assistant's line was untagged, so `tag=user` missed it.
+  it('of a chunk of several speakers is tagged with each, in order, not with what it quotes', () => {
+    const chunk = entry({
+      speaker: null,
+      message_ids: ['m1', 'm2', 'm3'],
+      content: "assistant: Any allergies I should know about?\nuser: Penicillin.\nassistant: Thanks, noted.\n(correcting: Bob: it was 10mg)",
+    });
+    expect(episodeMemory(chunk, ctx).tags).toEqual(['assistant', 'user']);
+  });
+
   it('is restated when its entry was rehearsed: the repetition is its latest statement', () => {
     expect(episodeMemory(entry(), ctx).restatedAt).toBeNull();
     const later = new Date(T0.getTime() + 600_000);

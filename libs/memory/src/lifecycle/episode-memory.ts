@@ -1,4 +1,4 @@
-import { CONTENT_MAX_BYTES, type MemoryCategory } from '../memory.constants';
+import { CONTENT_MAX_BYTES, TAGS_MAX, type MemoryCategory } from '../memory.constants';
 import { provenanceOf, type WriterKind } from '../provenance';
 import type { NewMemoryInput } from '../write/new-memory';
 import type { ConsolidationTrigger } from './consolidation';
@@ -6,7 +6,7 @@ import type { ImportanceResult } from './importance';
 import { episodicPayload } from './episodic';
 import { givesInstruction } from './remember-request';
 import { contentWords } from './similarity';
-import { withoutSpeakers } from './stm';
+import { speakersOf, withoutSpeakers } from './stm';
 import type { SourcedStmEntry } from './stm-step';
 import { cutUnits } from '../visible-text';
 
@@ -70,7 +70,10 @@ export function episodeMemory(
     // A speaker's name can push a 32 KiB message past a memory's limit: the raw message stays
     // in the log (source_refs) whole.
     content: fitContent(entry.content),
-    tags: entry.speaker ? [cutUnits(entry.speaker.replace(/,/g, ' '), 64)] : [],
+    // Who said it; a chunk of several speakers is tagged with each (untagged, a user's answer
+    // chunked with an assistant's line was missing from `tag=user` when a chat came at once:
+    // helper 36's).
+    tags: (entry.speaker ? [entry.speaker] : speakersOf(entry.content)).slice(0, TAGS_MAX).map((s) => cutUnits(s.replace(/,/g, ' '), 64)),
     provenance: provenanceOf(ctx.writer, undefined),
     occurredAt: entry.entered_at,
     // Said again while in STM: the repetition is the entry's latest statement (the newest fact wins).
