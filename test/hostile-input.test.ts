@@ -42,6 +42,14 @@ describe('hostile input', () => {
     expect(await count()).toBe(before);
   });
 
+  // A newcomer's: an expanded year got two messages that contradicted each other.
+  it('a date-time out of range gets the one message that applies', async () => {
+    const expanded = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'dates', content: 'ok', occurred_at: '+275760-09-13T00:00:00Z' }).expect(400);
+    expect(expanded.body.errors).toEqual([{ field: 'occurred_at', message: expect.stringMatching(/^must be an ISO 8601 date-time/) }]);
+    const year0 = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'dates', content: 'ok', occurred_at: '0000-01-01T00:00:00Z' }).expect(400);
+    expect(year0.body.errors).toEqual([{ field: 'occurred_at', message: 'must be between 0001-01-01 and 9999-12-31' }]);
+  });
+
   it('a payload nested 10,000 deep: 400 naming the depth rule', async () => {
     let nested = '1';
     for (let i = 0; i < 10_000; i++) nested = `{"a":${nested}}`;

@@ -16,8 +16,10 @@ export const isoDateTime = z
   .refine(
     (s) => {
       const t = Date.parse(s);
-      // Text that is no date at all has its own message (above).
-      return Number.isNaN(t) || (t >= EARLIEST && t <= LATEST);
+      // Text that is no date of that form has its own message (above): an expanded year
+      // ("+275760-09-13T00:00:00Z") parses in JavaScript but is no ISO 8601 date-time here, and got
+      // both messages (a newcomer's).
+      return !/^\d{4}-/.test(s) || Number.isNaN(t) || (t >= EARLIEST && t <= LATEST);
     },
     { message: 'must be between 0001-01-01 and 9999-12-31' },
   );
