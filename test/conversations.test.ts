@@ -405,6 +405,26 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(after.body).toMatchObject({ duplicates: 0 });
   });
 
+  // A tester's find: a message's metadata was accepted and never readable, and the ids a
+  // memory's source_refs name pointed at nothing a client could read.
+  it('lists the conversation as received, oldest first, with metadata, page by page; another mind sees none of it', async () => {
+    const sent = [
+      { client_id: 'l1', role: 'user', speaker: 'Ana', content: 'I booked the dentist for Friday at 9', metadata: { channel: 'sms', nested: { a: 1 } }, occurred_at: '2026-05-01T10:00:02Z' },
+      { client_id: 'l2', role: 'assistant', content: 'Noted, Friday at 9.', occurred_at: '2026-05-01T10:00:03Z' },
+      { client_id: 'l0', role: 'user', speaker: 'Ana', content: 'Hello there', occurred_at: '2026-05-01T10:00:01Z' },
+    ];
+    await post('log1', sent).expect(201);
+    const first = await t.http().get('/v1/conversations/log1/messages').query({ limit: 2 }).set(asAgent(f)).expect(200);
+    expect(first.body.items.map((m: { client_id: string }) => m.client_id)).toEqual(['l0', 'l1']);
+    expect(first.body.items[1]).toMatchObject({ role: 'user', speaker: 'Ana', metadata: { channel: 'sms', nested: { a: 1 } }, occurred_at: '2026-05-01T10:00:02.000Z', importance: expect.any(Number) });
+    const second = await t.http().get('/v1/conversations/log1/messages').query({ limit: 2, cursor: first.body.next_cursor }).set(asAgent(f)).expect(200);
+    expect(second.body).toMatchObject({ conversation_id: 'log1', items: [{ client_id: 'l2', role: 'assistant', speaker: null, metadata: {} }], next_cursor: null });
+    await t.http().get('/v1/conversations/log1/messages').query({ cursor: 'nope' }).set(asAgent(f)).expect(400);
+    await t.http().get('/v1/conversations/log1/messages').query({ limit: 0 }).set(asAgent(f)).expect(400);
+    const other = await createTenant(t, 'conversation-log-other');
+    expect((await t.http().get('/v1/conversations/log1/messages').set(asAgent(other)).expect(200)).body).toEqual({ conversation_id: 'log1', items: [], next_cursor: null });
+  });
+
   it('rejects bad messages naming the field, and a bad conversation id', async () => {
     const bad = await post('c6', [{ content: '' }]).expect(400);
     expect(bad.body.errors[0].field).toBe('messages[0].content');

@@ -49,6 +49,7 @@ import { DataRightsService } from './tenant/data-rights.service';
 import { TenantExport } from './tenant/tenant-export.service';
 import { TenantImport } from './tenant/tenant-import.service';
 import { ConversationsController } from './conversations/conversations.controller';
+import { ConversationLog } from './conversations/conversation-log';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { WebhooksService } from './webhooks/webhooks.service';
 import { McpController } from './mcp/mcp.controller';
@@ -132,6 +133,7 @@ export class AppModule implements NestModule {
         TenantImport,
         MemoryWriteService,
         MemoryReadService,
+        ConversationLog,
         WebhooksService,
         EmbeddingDemand,
         AdminQueues,

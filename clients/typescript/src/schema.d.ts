@@ -148,7 +148,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List a conversation's messages */
+        get: operations["ConversationsController_messages_v1"];
         put?: never;
         /** Append messages to a conversation */
         post: operations["ConversationsController_append_v1"];
@@ -1464,6 +1465,29 @@ export interface components {
                 tenant_id: string;
             };
         };
+        MessagePageDto_Output: {
+            conversation_id: string;
+            items: {
+                client_id: string | null;
+                content: string;
+                /** Format: uuid */
+                id: string;
+                importance: number | null;
+                /** @enum {string|null} */
+                importance_source: "caller" | "explicit_save" | "llm" | "llm_regex" | "rules" | "consolidation" | "llm_facts" | null;
+                metadata: {
+                    [key: string]: unknown;
+                };
+                /** Format: date-time */
+                occurred_at: string;
+                /** Format: date-time */
+                received_at: string;
+                /** @enum {string} */
+                role: "user" | "assistant" | "system" | "tool";
+                speaker: string | null;
+            }[];
+            next_cursor: string | null;
+        };
         MindKeyListDto_Output: {
             items: {
                 /** Format: date-time */
@@ -2759,6 +2783,91 @@ export interface operations {
             };
             /** @description Content-Type (application/json, utf-8) or Content-Encoding (gzip, deflate, br) not accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description rate limit exceeded (per Mind Key, user, service key and mind, or client IP per minute): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description an error: `{statusCode, error, message, requestId, errors?}` */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    ConversationsController_messages_v1: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: {
+                /** @description the mind to act on; required with a user JWT or a service key */
+                "X-Mind-Id"?: string;
+            };
+            path: {
+                /** @description the caller's id of the conversation: 1-200 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-", and not "." nor ".." */
+                conversationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of the messages, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagePageDto_Output"];
+                };
+            };
+            /** @description bad input: `message` and `errors[].field` name each bad field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing, unknown, expired or revoked credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the credential may not do this (a Mind Key on a person's route, a service key without the scope, or a role without the right) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -75,6 +75,22 @@ order by
 limit
   $4;
 
+-- MessagesRepository.page
+select
+  *
+from
+  "messages"
+where
+  "tenant_id" = $1
+  and "mind_id" = $2
+  and "conversation_id" = $3
+  and (occurred_at, id) > ($4, $5::uuid)
+order by
+  "occurred_at",
+  "id"
+limit
+  $6;
+
 -- MessagesRepository.lastBefore
 select
   "id",

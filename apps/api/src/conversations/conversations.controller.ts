@@ -1,10 +1,11 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ZodResponse } from 'nestjs-zod';
 import { AppError, ConversationStream, type MemoryScope } from '@engram/services';
 import { ServiceKeyScopeNeeded } from '../auth/auth.decorators';
 import { Documented } from '../common/api-docs';
 import { CurrentMemoryScope } from '../memory/memory-scope';
+import { ConversationLog, MessagePageDto, MessagesQueryDto } from './conversation-log';
 import { AppendMessagesDto, AppendResultDto, CONVERSATION_ID_PATTERN, ConsolidateResultDto, EndResultDto, NoOptionsDto, StmViewDto } from './conversations.dto';
 
 export function conversationId(id: string): string {
@@ -30,7 +31,10 @@ export function conversationId(id: string): string {
 })
 @Controller({ path: 'conversations', version: '1' })
 export class ConversationsController {
-  constructor(private readonly conversations: ConversationStream) {}
+  constructor(
+    private readonly conversations: ConversationStream,
+    private readonly log: ConversationLog,
+  ) {}
 
   /**
    * Appends 1-500 messages: each is stored, scored (caller's `importance`, else the scorer), and
@@ -44,6 +48,19 @@ export class ConversationsController {
   @ZodResponse({ status: 201, type: AppendResultDto, description: 'what attention, STM and consolidation did' })
   append(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string, @Body() body: AppendMessagesDto) {
     return this.conversations.append(scope, conversationId(id), body.messages);
+  }
+
+  /**
+   * The conversation's messages as received, oldest first (`occurred_at`, then id), with their
+   * `client_id`, speaker, metadata and the importance they were scored: the log the memories'
+   * `source_refs` name. `limit` (≤ 200, default 50), `cursor`. Not an access.
+   */
+  @ServiceKeyScopeNeeded('memories:read')
+  @Get(':conversationId/messages')
+  @Documented({ summary: "List a conversation's messages", errors: [400, 403, 404] })
+  @ZodResponse({ status: 200, type: MessagePageDto, description: 'a page of the messages, oldest first' })
+  messages(@CurrentMemoryScope() scope: MemoryScope, @Param('conversationId') id: string, @Query() query: MessagesQueryDto) {
+    return this.log.page(scope, conversationId(id), query);
   }
 
   /** The conversation's STM now: entries with their signals, consolidation score, triggers and what the time rules say. */

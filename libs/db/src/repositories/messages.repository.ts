@@ -85,6 +85,22 @@ export class MessagesRepository {
   }
 
   /**
+   * A page of the conversation's messages in event-time order (`occurred_at`, then id; the range
+   * of messages_conversation_time_idx), after `after` when given: the raw log as received.
+   */
+  @GenerateSql({ params: [SAMPLE.uuid, 'c1', { occurred_at: SAMPLE.date, id: SAMPLE.uuid2 }, SAMPLE.limit] })
+  page(tx: TenantTx, mindId: string, conversationId: string, after: { occurred_at: Date; id: string } | undefined, limit: number): Promise<Message[]> {
+    let query = tx.trx
+      .selectFrom('messages')
+      .selectAll()
+      .where('tenant_id', '=', tx.tenantId)
+      .where('mind_id', '=', mindId)
+      .where('conversation_id', '=', conversationId);
+    if (after) query = query.where(sql<boolean>`(occurred_at, id) > (${after.occurred_at}, ${after.id}::uuid)`);
+    return query.orderBy('occurred_at').orderBy('id').limit(limit).execute();
+  }
+
+  /**
    * The conversation's newest stored message at or before `before` (event time): the context the
    * first message of a post is scored in (call it before storing the post). Null when there is none.
    */
