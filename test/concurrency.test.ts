@@ -139,6 +139,23 @@ describe('concurrency: If-Match on a memory\'s version', () => {
     await t.http().delete(path).set(asAgent(f)).set('If-Match', now.headers.etag as string).expect(204);
   });
 
+  // Helper 38's: If-Match was ignored by the other routes that change a memory.
+  it('an upsert by key and a verification honour If-Match too; a batch refuses it', async () => {
+    const created = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'parking', content: 'Spot 12' }).expect(201);
+    await t.http().post('/v1/memory').set(asAgent(f)).set('If-Match', '"1"').send({ category: 'fact', key: 'parking', content: 'Spot 14' }).expect(200);
+    const stale = await t.http().post('/v1/memory').set(asAgent(f)).set('If-Match', '"1"').send({ category: 'fact', key: 'parking', content: 'Spot 15' }).expect(412);
+    expect(stale.body.message).toContain('version 2');
+    const none = await t.http().post('/v1/memory').set(asAgent(f)).set('If-Match', '*').send({ category: 'fact', key: 'parking_new', content: 'Spot 3' }).expect(412);
+    expect(none.body.message).toContain('no such memory');
+    await t.http().post('/v1/memory').set(asAgent(f)).set('If-Match', 'garbage').send({ category: 'fact', key: 'parking', content: 'Spot 16' }).expect(400);
+    expect((await t.http().get(`/v1/memory/${created.body.id}`).set(asAgent(f)).expect(200)).body).toMatchObject({ version: 2, content: 'Spot 14' });
+    await t.http().post(`/v1/memory/${created.body.id}/verify`).set(asUser(f)).set('If-Match', '"1"').expect(412);
+    const verified = await t.http().post(`/v1/memory/${created.body.id}/verify`).set(asUser(f)).set('If-Match', '"2"').expect(200);
+    expect(verified.headers.etag).toBe(`"${verified.body.version}"`);
+    const batch = await t.http().post('/v1/memory/batch').set(asAgent(f)).set('If-Match', '"2"').send({ items: [{ category: 'fact', key: 'parking', content: 'Spot 20' }] }).expect(400);
+    expect(batch.body.errors).toEqual([{ field: 'If-Match', message: expect.stringContaining('batch') }]);
+  });
+
   it('a malformed If-Match is a 400 naming the header; another tenant\'s memory is a 404 whatever the header', async () => {
     const created = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'office', content: 'Room 12' }).expect(201);
     const bad = await t.http().put(`/v1/memory/${created.body.id}`).set(asAgent(f)).set('If-Match', '1').send({ content: 'Room 13' }).expect(400);

@@ -3174,6 +3174,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description the ETag of the version you read, e.g. "3": 412 if the key's memory has changed since, or does not exist */
+                "If-Match"?: string;
                 /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
@@ -3189,6 +3191,8 @@ export interface operations {
             /** @description an existing key: updated, or unchanged */
             200: {
                 headers: {
+                    /** @description the memory's version as an entity tag, e.g. "3" */
+                    ETag?: string;
                     /** @description `updated` (a new version) or `unchanged` (the same content, tags and fields); `created` on a 201 */
                     "X-Write-Status"?: "created" | "updated" | "unchanged";
                     [name: string]: unknown;
@@ -3244,6 +3248,15 @@ export interface operations {
             };
             /** @description conflicts with an existing record */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description `If-Match` names another version than the memory's (its `ETag`): someone changed it since you read it; read it again */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3314,6 +3327,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MemoryViewDto_Output"];
                 };
+            };
+            /** @description not modified: the memory is still at the version your If-None-Match names (no body) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description bad input: `message` and `errors[].field` name each bad field */
             400: {
@@ -3396,6 +3416,8 @@ export interface operations {
             /** @description updated, or unchanged */
             200: {
                 headers: {
+                    /** @description the memory's version as an entity tag, e.g. "3" */
+                    ETag?: string;
                     /** @description `updated` (a new version) or `unchanged` (the same content, tags and fields); `created` on a 201 */
                     "X-Write-Status"?: "created" | "updated" | "unchanged";
                     [name: string]: unknown;
@@ -3837,6 +3859,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description the ETag of the version you read, e.g. "3": 412 if the memory has changed since */
+                "If-Match"?: string;
                 /** @description the mind to act on; required with a user JWT or a service key */
                 "X-Mind-Id"?: string;
             };
@@ -3884,6 +3908,15 @@ export interface operations {
             };
             /** @description not found: no such record in the caller's tenant (another tenant's ids answer 404 too) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description `If-Match` names another version than the memory's (its `ETag`): someone changed it since you read it; read it again */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -50,16 +50,25 @@ export class MemoryWriteService {
 
   /**
    * Creates the memory or overwrites the one with the same (category, key); never duplicates.
-   * @throws AppError 404 for a mind that is not the caller's; 400 when `source` disagrees with the credential.
+   * With `precondition` (If-Match) the key's memory must exist at a version it names.
+   * @throws AppError 404 for a mind that is not the caller's; 400 when `source` disagrees with the credential; 412 for a precondition not met
    */
-  async upsert(scope: MemoryScope, input: UpsertMemoryInput): Promise<{ memory: MemoryView; status: WriteStatus }> {
+  async upsert(scope: MemoryScope, input: UpsertMemoryInput, precondition?: VersionPrecondition): Promise<{ memory: MemoryView; status: WriteStatus }> {
     this.checkSource(input, scope, 'source');
     const config = await this.config(scope);
     const importance = await this.importanceOf(input, config);
     const embedding = await this.embed(input.content);
     // The mind is checked by the insert's foreign key, not by a read of its own (one statement
     // fewer a write): a mind gone or not the tenant's answers 404 all the same.
-    const result = await mindMustExist(this.tenantDb.run(scope.tenantId, (tx) => this.writer.upsert(tx, scope, input, importance, embedding, this.clock.now(), config)));
+    const result = await mindMustExist(
+      this.tenantDb.run(scope.tenantId, async (tx) => {
+        if (precondition) {
+          await this.minds.require(tx, scope);
+          requireVersion(precondition, (await this.memories.findByKeyForUpdate(tx, scope.mindId, input.category, input.key))?.version);
+        }
+        return this.writer.upsert(tx, scope, input, importance, embedding, this.clock.now(), config);
+      }),
+    );
     this.demandEmbedding(scope.tenantId, [embedding.vector]);
     return { memory: memoryView(result.memory), status: result.status };
   }
@@ -108,12 +117,13 @@ export class MemoryWriteService {
     return { memory: memoryView(written.memory), status: written.status };
   }
 
-  /** Marks a memory verified by a person (seed 002 "검증"); idempotent. @throws AppError 404 */
-  async verify(scope: MemoryScope, id: string): Promise<MemoryView> {
+  /** Marks a memory verified by a person (seed 002 "검증"); idempotent. @throws AppError 404; 412 when `precondition` names another version */
+  async verify(scope: MemoryScope, id: string, precondition?: VersionPrecondition): Promise<MemoryView> {
     const memory = await this.tenantDb.run(scope.tenantId, async (tx) => {
       await this.minds.require(tx, scope);
       const current = await this.memories.findById(tx, scope.mindId, id, { forUpdate: true });
       if (!current) throw AppError.notFound('memory');
+      requireVersion(precondition, current.version);
       return this.writer.verify(tx, current, scope.actor, this.clock.now());
     });
     return memoryView(memory);

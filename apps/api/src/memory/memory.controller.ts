@@ -9,6 +9,7 @@ import { MemoryReadService } from './memory-read.service';
 import { CurrentMemoryScope, type MemoryScope } from './memory-scope';
 import { MemoryWriteService } from './memory-write.service';
 import { ifMatch, versionTag } from './version-precondition';
+import { AppError } from '@engram/services';
 import {
   AssociationPageDto,
   AssociationsQueryDto,
@@ -36,6 +37,8 @@ const WRITE_STATUS_HEADER = {
   description: '`updated` (a new version) or `unchanged` (the same content, tags and fields); `created` on a 201',
   schema: { type: 'string' as const, enum: ['created', 'updated', 'unchanged'] },
 };
+/** The memory's entity tag: its version, for If-Match and If-None-Match (version-precondition.ts). */
+const ETAG_HEADER = { description: 'the memory\'s version as an entity tag, e.g. "3"', schema: { type: 'string' as const } };
 
 /**
  * The memory API of seed 002. Agents authenticate with their Mind Key; people with a JWT and
@@ -59,16 +62,17 @@ export class MemoryController {
    */
   @ServiceKeyScopeNeeded('memories:write')
   @Post()
-  @Documented({ summary: 'Store a memory (upsert by category and key)', errors: [400, 403, 404, 409, 413, 415] })
+  @Documented({ summary: 'Store a memory (upsert by category and key)', errors: [400, 403, 404, 409, 412, 413, 415] })
+  @ApiHeader({ name: 'If-Match', required: false, description: 'the ETag of the version you read, e.g. "3": 412 if the key\'s memory has changed since, or does not exist' })
   @ZodResponse({ status: 201, type: MemoryViewDto, description: 'created' })
   @ApiResponse({
     status: 200,
     type: MemoryViewDto.Output,
     description: 'an existing key: updated, or unchanged',
-    headers: { 'X-Write-Status': WRITE_STATUS_HEADER },
+    headers: { 'X-Write-Status': WRITE_STATUS_HEADER, ETag: ETAG_HEADER },
   })
-  async upsert(@CurrentMemoryScope() scope: MemoryScope, @Body() body: UpsertMemoryDto, @Res({ passthrough: true }) res: Response) {
-    const { memory, status } = await this.writes.upsert(scope, body);
+  async upsert(@CurrentMemoryScope() scope: MemoryScope, @Body() body: UpsertMemoryDto, @Headers('if-match') precondition: string | undefined, @Res({ passthrough: true }) res: Response) {
+    const { memory, status } = await this.writes.upsert(scope, body, ifMatch(precondition));
     res.status(status === 'created' ? 201 : 200);
     res.setHeader('X-Write-Status', status);
     res.setHeader('ETag', versionTag(memory.version));
@@ -81,7 +85,9 @@ export class MemoryController {
   @Documented({ summary: 'Store up to 500 memories in one transaction', errors: [400, 403, 404, 409, 413, 415] })
   @HttpCode(200)
   @ZodResponse({ status: 200, type: BatchResultDto })
-  batch(@CurrentMemoryScope() scope: MemoryScope, @Body() body: BatchDto) {
+  batch(@CurrentMemoryScope() scope: MemoryScope, @Body() body: BatchDto, @Headers('if-match') precondition: string | undefined) {
+    // One header cannot name each item's version: refused rather than ignored.
+    if (precondition !== undefined) throw AppError.badField('If-Match', 'is not taken by a batch (each item has its own version): use PUT /v1/memory/:id');
     return this.writes.batch(scope, body.items);
   }
 
@@ -145,6 +151,7 @@ export class MemoryController {
   @Documented({ summary: 'Get a memory', errors: [400, 403, 404] })
   @ZodResponse({ status: 200, type: MemoryViewDto })
   @ApiHeader({ name: 'If-None-Match', required: false, description: 'the ETag of your copy: 304 while the memory is still at that version' })
+  @ApiResponse({ status: 304, description: 'not modified: the memory is still at the version your If-None-Match names (no body)' })
   async get(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string, @Res({ passthrough: true }) res: Response) {
     const memory = await this.reads.get(scope, id);
     res.setHeader('ETag', versionTag(memory.version));
@@ -161,7 +168,7 @@ export class MemoryController {
   @Put(':id')
   @Documented({ summary: 'Update a memory', errors: [400, 403, 404, 409, 412, 413, 415] })
   @ApiHeader({ name: 'If-Match', required: false, description: 'the ETag of the version you read, e.g. "3": 412 if the memory has changed since' })
-  @ApiResponse({ status: 200, type: MemoryViewDto.Output, description: 'updated, or unchanged', headers: { 'X-Write-Status': WRITE_STATUS_HEADER } })
+  @ApiResponse({ status: 200, type: MemoryViewDto.Output, description: 'updated, or unchanged', headers: { 'X-Write-Status': WRITE_STATUS_HEADER, ETag: ETAG_HEADER } })
   @ZodResponse({ status: 200, type: MemoryViewDto })
   async update(
     @CurrentMemoryScope() scope: MemoryScope,
@@ -231,11 +238,14 @@ export class MemoryController {
   @Post(':id/verify')
   @Documented({
     summary: 'Mark a memory verified by a person',
-    errors: [400, { status: 403, description: 'a Mind Key cannot verify (only a person can), or X-Mind-Id names another mind' }, 404],
+    errors: [400, { status: 403, description: 'a Mind Key cannot verify (only a person can), or X-Mind-Id names another mind' }, 404, 412],
   })
+  @ApiHeader({ name: 'If-Match', required: false, description: 'the ETag of the version you read, e.g. "3": 412 if the memory has changed since' })
   @HttpCode(200)
   @ZodResponse({ status: 200, type: MemoryViewDto })
-  verify(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string) {
-    return this.writes.verify(scope, id);
+  async verify(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string, @Headers('if-match') precondition: string | undefined, @Res({ passthrough: true }) res: Response) {
+    const memory = await this.writes.verify(scope, id, ifMatch(precondition));
+    res.setHeader('ETag', versionTag(memory.version));
+    return memory;
   }
 }

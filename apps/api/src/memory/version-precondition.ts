@@ -36,8 +36,10 @@ export function ifMatch(header: string | string[] | undefined): VersionPrecondit
   return { versions };
 }
 
-/** @throws AppError 412 when the memory, at `version`, does not meet the precondition */
-export function requireVersion(precondition: VersionPrecondition | undefined, version: number): void {
-  if (!precondition || 'any' in precondition || precondition.versions.includes(version)) return;
+/** @throws AppError 412 when the memory, at `version` (undefined: there is none yet), does not meet the precondition (RFC 9110 §13.1.1: `*` needs a memory) */
+export function requireVersion(precondition: VersionPrecondition | undefined, version: number | undefined): void {
+  if (!precondition) return;
+  if (version === undefined) throw new AppError('precondition_failed', 'If-Match: there is no such memory yet; send the write without If-Match to create it');
+  if ('any' in precondition || precondition.versions.includes(version)) return;
   throw new AppError('precondition_failed', `If-Match: the memory is at version ${version} (ETag ${versionTag(version)}), not ${precondition.versions.map(versionTag).join(', ') || 'the tag sent'}; read it again and reapply your change`);
 }
