@@ -140,4 +140,39 @@ describe('a change of home or work ranks before what it replaces', () => {
     expect(contents[0]).toContain("Actually it's 20mg, not 10mg.");
     expect(contents.some((c: string) => c.startsWith('user: My doctor put me on sertraline 10mg'))).toBe(true);
   });
+  // Helper 38's: at /end the assistant's line was discarded in the same pass as the correction
+  // consolidated, and the correction quoted nothing.
+  it('a correction of a value the other speaker said quotes it at /end too', async () => {
+    const f = await createTenant(app.t, 'end-correction');
+    await say(f, 'dose', [
+      { role: 'assistant', content: 'So your doctor prescribed sertraline 10mg, is that right?' },
+      { content: "Actually it's 20mg, not 10mg." },
+    ]);
+    const rows = (await app.owner.query<{ content: string }>('select content from memories where tenant_id = $1', [f.tenantId])).rows.map((r) => r.content);
+    expect(rows.filter((c) => c.includes('20mg'))).toEqual([expect.stringContaining('(correcting: assistant: So your doctor prescribed sertraline 10mg')]);
+    expect((await search(f, 'sertraline'))[0]).toBe("user: Actually it's 20mg, not 10mg.");
+  });
+
+  // Helper 38's: a line "Drinks: lemonade" inside a message was taken for a speaker and a tag.
+  it('an episode of several messages is tagged with their speakers, not with words before a colon in them', async () => {
+    const f = await createTenant(app.t, 'speaker-tags');
+    await say(f, 'party', [
+      { speaker: 'Alice', content: 'We are planning the garden party for Saturday at the lake house.' },
+      { speaker: 'Bob', content: 'For the garden party I can bring the grill and charcoal to the lake house.' },
+      { speaker: 'Alice', content: 'Great, the garden party needs chairs too, the lake house has only six.' },
+      { speaker: 'Carol', content: 'I will bring folding chairs for the garden party at the lake house.' },
+      { speaker: 'Bob', content: 'Shopping list:\nBurgers: 20 patties for the garden party\nDrinks: lemonade and beer for the lake house' },
+      { speaker: 'Alice', content: 'Note: the garden party starts at 3pm\nParking: use the lake house driveway' },
+      { speaker: 'Dave', content: 'Can I bring my dog to the garden party at the lake house?' },
+      { speaker: 'Carol', content: 'Dogs are welcome at the garden party, the lake house garden is fenced.' },
+      { speaker: 'Eve', content: 'I will bake a cake for the garden party at the lake house.' },
+      { speaker: 'Frank', content: 'I can drive people from the station to the lake house garden party.' },
+    ]);
+    const tags = (await app.owner.query<{ tags: string[] }>("select tags from memories where tenant_id = $1 and content like '%Shopping list%'", [f.tenantId])).rows.map((r) => r.tags);
+    expect(tags.length).toBeGreaterThan(0);
+    for (const t of tags) {
+      expect(t).toContain('bob');
+      expect(t.every((tag) => ['alice', 'bob', 'carol', 'dave', 'eve', 'frank'].includes(tag))).toBe(true);
+    }
+  });
 });

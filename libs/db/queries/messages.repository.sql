@@ -75,6 +75,17 @@ order by
 limit
   $4;
 
+-- MessagesRepository.speakers
+select
+  "id",
+  coalesce(speaker, role) as "speaker"
+from
+  "messages"
+where
+  "tenant_id" = $1
+  and "mind_id" = $2
+  and "id" in ($3);
+
 -- MessagesRepository.page
 select
   *

@@ -280,8 +280,9 @@ export class ConversationStream {
     result: { consolidated: ConsolidationOutcome[]; discarded: number },
   ): Promise<SourcedStmEntry[]> {
     const step = advanceStm(buffer, at, config);
-    const pending = [...step.kept, ...step.consolidate.map((c) => c.entry)];
-    for (const { entry, trigger } of step.consolidate) result.consolidated.push(await this.episodes.consolidate(tx, scope, conversationId, entry, trigger, config, pending));
+    // Every entry of the buffer was said, those the step discards too (helper 38's: at /end a
+    // correction lost the line it quotes, discarded in the same pass).
+    for (const { entry, trigger } of step.consolidate) result.consolidated.push(await this.episodes.consolidate(tx, scope, conversationId, entry, trigger, config, buffer));
     result.discarded += step.discarded;
     return step.kept;
   }

@@ -131,7 +131,8 @@ export class EpisodeConsolidation {
     const vector = this.embedder.local ? ((await this.embedder.tryEmbed([content])).vectors[0] ?? null) : null;
     const first = entry.message_ids[0];
     const position = first ? await this.messages.position(tx, scope.mindId, conversationId, first) : null;
-    const input = { ...episodeMemory({ ...entry, content }, { mindId: scope.mindId, conversationId, writer: scope.writer, trigger, score: outcome.score, similar: candidates.map((c) => c.id), now, importance, position }), id: newId() };
+    const speakers = entry.message_ids.length > 1 ? await this.messages.speakers(tx, scope.mindId, entry.message_ids) : undefined;
+    const input = { ...episodeMemory({ ...entry, content }, { mindId: scope.mindId, conversationId, writer: scope.writer, trigger, score: outcome.score, similar: candidates.map((c) => c.id), now, importance, position, speakers }), id: newId() };
     const created = await this.writer.create(tx, input, config, scope.actor, { model: this.embedder.embedder.model, vector }, { consolidated: 'episode' });
     if (created) {
       const result: ConsolidationOutcome = { ...outcome, memory_id: created.id, key: created.key, status: 'created' };

@@ -85,6 +85,24 @@ export class MessagesRepository {
   }
 
   /**
+   * Who said these messages (the speaker's name, else the role, as the stream names them), each
+   * once, in the order of `ids`: an episode's speakers.
+   */
+  @GenerateSql({ params: [SAMPLE.uuid, [SAMPLE.uuid2]] })
+  async speakers(tx: TenantTx, mindId: string, ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await tx.trx
+      .selectFrom('messages')
+      .select(['id', sql<string>`coalesce(speaker, role)`.as('speaker')])
+      .where('tenant_id', '=', tx.tenantId)
+      .where('mind_id', '=', mindId)
+      .where('id', 'in', [...ids])
+      .execute();
+    const of = new Map(rows.map((r) => [r.id, r.speaker]));
+    return [...new Set(ids.flatMap((id) => of.get(id) ?? []))];
+  }
+
+  /**
    * A page of the conversation's messages in event-time order (`occurred_at`, then id; the range
    * of messages_conversation_time_idx), after `after` when given: the raw log as received.
    */

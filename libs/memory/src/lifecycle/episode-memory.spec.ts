@@ -33,13 +33,10 @@ describe('the episode an STM entry consolidates into (seed 000)', () => {
   });
 
   // Helper 36's: a user's answer chunked with an assistant's line was untagged, so `tag=user` missed it.
-  it('of a chunk of several speakers is tagged with each, in order, not with what it quotes', () => {
-    const chunk = entry({
-      speaker: null,
-      message_ids: ['m1', 'm2', 'm3'],
-      content: "assistant: Any allergies I should know about?\nuser: Penicillin.\nassistant: Thanks, noted.\n(correcting: Bob: it was 10mg)",
-    });
-    expect(episodeMemory(chunk, ctx).tags).toEqual(['assistant', 'user']);
+  it('of several messages is tagged with each of their speakers, a long name cut', () => {
+    const chunk = entry({ speaker: null, message_ids: ['m1', 'm2', 'm3'], content: 'assistant: Any allergies?\nuser: Penicillin.\nassistant: Thanks, noted.' });
+    expect(episodeMemory(chunk, ctx).tags).toEqual([]);
+    expect(episodeMemory(chunk, { ...ctx, speakers: ['assistant', 'user', 'x'.repeat(70)] }).tags).toEqual(['assistant', 'user', 'x'.repeat(64)]);
   });
 
   it('is restated when its entry was rehearsed: the repetition is its latest statement', () => {

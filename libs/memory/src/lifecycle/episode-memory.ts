@@ -6,7 +6,7 @@ import type { ImportanceResult } from './importance';
 import { episodicPayload } from './episodic';
 import { givesInstruction } from './remember-request';
 import { contentWords } from './similarity';
-import { speakersOf, withoutSpeakers } from './stm';
+import { withoutSpeakers } from './stm';
 import type { SourcedStmEntry } from './stm-step';
 import { cutUnits } from '../visible-text';
 
@@ -61,7 +61,7 @@ export function conversationContext(conversationId: string): string {
  */
 export function episodeMemory(
   entry: SourcedStmEntry,
-  ctx: { mindId: string; conversationId: string; writer: WriterKind; trigger: ConsolidationTrigger; score: number; similar: readonly string[]; now: Date; importance?: ImportanceResult; position?: number | null },
+  ctx: { mindId: string; conversationId: string; writer: WriterKind; trigger: ConsolidationTrigger; score: number; similar: readonly string[]; now: Date; importance?: ImportanceResult; position?: number | null; speakers?: readonly string[] },
 ): Omit<NewMemoryInput, 'id'> {
   return {
     mindId: ctx.mindId,
@@ -70,10 +70,11 @@ export function episodeMemory(
     // A speaker's name can push a 32 KiB message past a memory's limit: the raw message stays
     // in the log (source_refs) whole.
     content: fitContent(entry.content),
-    // Who said it; a chunk of several speakers is tagged with each (untagged, a user's answer
-    // chunked with an assistant's line was missing from `tag=user` when a chat came at once:
-    // helper 36's).
-    tags: (entry.speaker ? [entry.speaker] : speakersOf(entry.content)).slice(0, TAGS_MAX).map((s) => cutUnits(s.replace(/,/g, ' '), 64)),
+    // Who said it; an entry of several messages is tagged with each of their speakers (untagged, a
+    // user's answer chunked with an assistant's line was missing from `tag=user` when a chat came
+    // at once: helper 36's; read from the messages, not the lines: a line "Drinks: lemonade" of a
+    // message is no speaker, helper 38's).
+    tags: (ctx.speakers ?? (entry.speaker ? [entry.speaker] : [])).slice(0, TAGS_MAX).map((s) => cutUnits(s.replace(/,/g, ' '), 64)),
     provenance: provenanceOf(ctx.writer, undefined),
     occurredAt: entry.entered_at,
     // Said again while in STM: the repetition is the entry's latest statement (the newest fact wins).

@@ -94,19 +94,6 @@ export function rehearse(entry: StmEntry, messageId: string, now: Date, config: 
 /** The `<speaker>: ` that starts each line of an entry's or an episode's text. */
 const SPEAKER_PREFIX = /^[^:\n]{1,64}:\s/gm;
 
-/**
- * The speakers of an entry's or an episode's lines, in order of first appearance, each once; the
- * lines an episode quotes (`(correcting: …)`, `(previously: …)`) are not its own.
- */
-export function speakersOf(text: string): string[] {
-  const out = new Set<string>();
-  for (const line of text.split('\n')) {
-    const speaker = line.startsWith('(') ? null : /^([^:\n]{1,64}):\s/.exec(line)?.[1];
-    if (speaker) out.add(speaker);
-  }
-  return [...out];
-}
-
 /** A text without the `<speaker>: ` that starts each of its lines (an entry's or an episode's). */
 export function withoutSpeakers(text: string): string {
   return text.replace(SPEAKER_PREFIX, '');
