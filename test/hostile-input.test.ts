@@ -42,6 +42,14 @@ describe('hostile input', () => {
     expect(await count()).toBe(before);
   });
 
+  // Helper 38's: "İ" lower-cases to two characters; a tag accepted at 64 was stored at 65 and the
+  // tenant's own export could not be imported again.
+  it('a tag is measured as stored, lower-cased', async () => {
+    const res = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'long_tag', content: 'ok', tags: ['İ' + 'a'.repeat(63)] }).expect(400);
+    expect(fieldsOf(res.body)).toEqual(['tags[0]']);
+    await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'long_tag', content: 'ok', tags: ['İ' + 'a'.repeat(62)] }).expect(201);
+  });
+
   // A newcomer's: an expanded year got two messages that contradicted each other.
   it('a date-time out of range gets the one message that applies', async () => {
     const expanded = await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'note', key: 'dates', content: 'ok', occurred_at: '+275760-09-13T00:00:00Z' }).expect(400);

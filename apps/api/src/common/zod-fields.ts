@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { INVISIBLE, NOT_ONE_LINE, hasVisibleText } from '@engram/memory';
+import { INVISIBLE, NOT_ONE_LINE, hasVisibleText, normalizeTag } from '@engram/memory';
 
 export { INVISIBLE_CHARACTERS, NOT_ONE_LINE, hasVisibleText } from '@engram/memory';
 
@@ -44,8 +44,10 @@ export function tagText(max: number) {
   return z
     .string({ message: 'must be a string' })
     .refine(hasVisibleText, { message: 'must not be empty', abort: true })
-    // Counted as stored (composed, NFC): "résumé" typed decomposed is 6 characters, not 8.
-    .refine((t) => charLength(t.trim().normalize('NFC')) <= max, { message: `must be at most ${max} characters` })
+    // Counted as stored (lower-cased, composed: libs/memory normalizeTag): "résumé" typed
+    // decomposed is 6 characters, not 8; "İ" lower-cases to two ("i̇"), and a tag accepted at 64
+    // was stored at 65, which the tenant's own export could not import again (helper 38's).
+    .refine((t) => charLength(normalizeTag(t)) <= max, { message: `must be at most ${max} characters` })
     .refine((t) => !NOT_ONE_LINE.test(t) && !t.includes(','), { message: 'must not contain commas or control characters' })
     // Invisible, so "work\u200b" would look like "work" and never match it (a tester's find).
     .refine((t) => !INVISIBLE.test(t), { message: 'must not contain invisible characters (zero-width space, word joiner, byte order mark, soft hyphen)' });
