@@ -268,6 +268,26 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(row.body.occurred_at).toBe(new Date(base + 60_000).toISOString());
   });
 
+  // A tester's find: a message's metadata was accepted and never readable, and the ids a
+  // memory's source_refs name pointed at nothing a client could read.
+  it('lists the conversation as received, oldest first, with metadata, page by page; another mind sees none of it', async () => {
+    const sent = [
+      { client_id: 'l1', role: 'user', speaker: 'Ana', content: 'I booked the dentist for Friday at 9', metadata: { channel: 'sms', nested: { a: 1 } }, occurred_at: '2026-05-01T10:00:02Z' },
+      { client_id: 'l2', role: 'assistant', content: 'Noted, Friday at 9.', occurred_at: '2026-05-01T10:00:03Z' },
+      { client_id: 'l0', role: 'user', speaker: 'Ana', content: 'Hello there', occurred_at: '2026-05-01T10:00:01Z' },
+    ];
+    await post('log1', sent).expect(201);
+    const first = await t.http().get('/v1/conversations/log1/messages').query({ limit: 2 }).set(asAgent(f)).expect(200);
+    expect(first.body.items.map((m: { client_id: string }) => m.client_id)).toEqual(['l0', 'l1']);
+    expect(first.body.items[1]).toMatchObject({ role: 'user', speaker: 'Ana', metadata: { channel: 'sms', nested: { a: 1 } }, occurred_at: '2026-05-01T10:00:02.000Z', importance: expect.any(Number) });
+    const second = await t.http().get('/v1/conversations/log1/messages').query({ limit: 2, cursor: first.body.next_cursor }).set(asAgent(f)).expect(200);
+    expect(second.body).toMatchObject({ conversation_id: 'log1', items: [{ client_id: 'l2', role: 'assistant', speaker: null, metadata: {} }], next_cursor: null });
+    await t.http().get('/v1/conversations/log1/messages').query({ cursor: 'nope' }).set(asAgent(f)).expect(400);
+    await t.http().get('/v1/conversations/log1/messages').query({ limit: 0 }).set(asAgent(f)).expect(400);
+    const other = await createTenant(t, 'conversation-log-other');
+    expect((await t.http().get('/v1/conversations/log1/messages').set(asAgent(other)).expect(200)).body).toEqual({ conversation_id: 'log1', items: [], next_cursor: null });
+  });
+
   it('messages near the 32 KiB limit never wedge a conversation: chunks stay within a memory, content is fitted', async () => {
     const big = (n: number) => ({ speaker: 'Big', content: `${'lorem ipsum dolor '.repeat(1700)} number ${n}`.slice(0, 32_760), importance: 0.9, occurred_at: new Date(Date.parse('2026-04-20T10:00:00Z') + n * 1000).toISOString() });
     await post('c7', Array.from({ length: 12 }, (_, i) => big(i))).expect(201);
@@ -403,26 +423,6 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(clash.body.errors).toEqual([expect.objectContaining({ field: 'messages[2].client_id', message: expect.stringContaining('messages[0].client_id') })]);
     const after = await post('c7', [{ client_id: 'm5', content: 'My sister Anna lives in Porto' }]).expect(201);
     expect(after.body).toMatchObject({ duplicates: 0 });
-  });
-
-  // A tester's find: a message's metadata was accepted and never readable, and the ids a
-  // memory's source_refs name pointed at nothing a client could read.
-  it('lists the conversation as received, oldest first, with metadata, page by page; another mind sees none of it', async () => {
-    const sent = [
-      { client_id: 'l1', role: 'user', speaker: 'Ana', content: 'I booked the dentist for Friday at 9', metadata: { channel: 'sms', nested: { a: 1 } }, occurred_at: '2026-05-01T10:00:02Z' },
-      { client_id: 'l2', role: 'assistant', content: 'Noted, Friday at 9.', occurred_at: '2026-05-01T10:00:03Z' },
-      { client_id: 'l0', role: 'user', speaker: 'Ana', content: 'Hello there', occurred_at: '2026-05-01T10:00:01Z' },
-    ];
-    await post('log1', sent).expect(201);
-    const first = await t.http().get('/v1/conversations/log1/messages').query({ limit: 2 }).set(asAgent(f)).expect(200);
-    expect(first.body.items.map((m: { client_id: string }) => m.client_id)).toEqual(['l0', 'l1']);
-    expect(first.body.items[1]).toMatchObject({ role: 'user', speaker: 'Ana', metadata: { channel: 'sms', nested: { a: 1 } }, occurred_at: '2026-05-01T10:00:02.000Z', importance: expect.any(Number) });
-    const second = await t.http().get('/v1/conversations/log1/messages').query({ limit: 2, cursor: first.body.next_cursor }).set(asAgent(f)).expect(200);
-    expect(second.body).toMatchObject({ conversation_id: 'log1', items: [{ client_id: 'l2', role: 'assistant', speaker: null, metadata: {} }], next_cursor: null });
-    await t.http().get('/v1/conversations/log1/messages').query({ cursor: 'nope' }).set(asAgent(f)).expect(400);
-    await t.http().get('/v1/conversations/log1/messages').query({ limit: 0 }).set(asAgent(f)).expect(400);
-    const other = await createTenant(t, 'conversation-log-other');
-    expect((await t.http().get('/v1/conversations/log1/messages').set(asAgent(other)).expect(200)).body).toEqual({ conversation_id: 'log1', items: [], next_cursor: null });
   });
 
   it('rejects bad messages naming the field, and a bad conversation id', async () => {
