@@ -187,6 +187,22 @@ describe('data rights', () => {
     expect(settings.body.overrides).toEqual({ forgetting: { soft_threshold: 0.25 } });
   });
 
+  // Helper 38's: versions of an export made before they recorded importance came back all null.
+  it('an export made before versions recorded importance: each current version takes its memory\'s', async () => {
+    const { lines } = await exportOf(a);
+    const c = await createTenant(t, 'older-importance');
+    const old = lines.map((l) => (l.type === 'memory_version' ? Object.fromEntries(Object.entries(l).filter(([k]) => k !== 'importance_score')) : l));
+    await importInto(c, old.map((l) => JSON.stringify(l)).join('\n')).expect(200);
+    const after = (await exportOf(c)).lines;
+    const memories = after.filter((l) => l.type === 'memory');
+    expect(memories.length).toBeGreaterThan(0);
+    for (const m of memories) {
+      const versions = after.filter((l) => l.type === 'memory_version' && l.memory_id === m.id);
+      expect(versions.find((v) => v.version === m.version)?.importance_score).toBe(m.importance_score);
+      expect(versions.filter((v) => v.version !== m.version).every((v) => v.importance_score === null)).toBe(true);
+    }
+  });
+
   it('a changed memory in the file becomes a new version of the stored one', async () => {
     const { lines } = await exportOf(a);
     const c = await createTenant(t, 'delta');

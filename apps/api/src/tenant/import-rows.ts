@@ -91,7 +91,19 @@ export function restoredMemory(
   const versions: NewMemoryVersion[] =
     history.length === 0
       ? [{ memory_id: target.id, version: m.version, mind_id: target.mindId, change: 'create', ...versionFields({ ...m, tags: written.tags }), ...statedFields({ ...written, importance_score: m.importance_score }), actor_type: 'user', actor_id: importer.userId, created_at: now }]
-      : history.map((v) => ({ memory_id: target.id, version: v.version, mind_id: target.mindId, change: v.change, ...versionFields(v), ...statedFields(v), actor_type: v.actor_type, actor_id: v.actor_id, created_at: v.created_at }));
+      : history.map((v) => ({
+          memory_id: target.id,
+          version: v.version,
+          mind_id: target.mindId,
+          change: v.change,
+          ...versionFields(v),
+          // An export made before versions recorded importance: the current version takes the
+          // memory's, as migration 20261217000000 did for stored ones (helper 38's).
+          ...statedFields({ ...v, importance_score: v.importance_score ?? (v.version === m.version ? m.importance_score : null) }),
+          actor_type: v.actor_type,
+          actor_id: v.actor_id,
+          created_at: v.created_at,
+        }));
   return { row, versions };
 }
 
