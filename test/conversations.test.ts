@@ -423,6 +423,12 @@ describe('conversation stream: attention, STM, consolidation (seed 000)', () => 
     expect(clash.body.errors).toEqual([expect.objectContaining({ field: 'messages[2].client_id', message: expect.stringContaining('messages[0].client_id') })]);
     const after = await post('c7', [{ client_id: 'm5', content: 'My sister Anna lives in Porto' }]).expect(201);
     expect(after.body).toMatchObject({ duplicates: 0 });
+    // Copies are the same message whatever the order of their metadata's keys or how their instant is written.
+    const copies = await post('c7', [
+      { client_id: 'm7', content: 'Anna works nights', occurred_at: '2026-05-01T09:00:00Z', metadata: { a: 1, b: 2 } },
+      { client_id: 'm7', content: 'Anna works nights', occurred_at: '2026-05-01T11:00:00.000+02:00', metadata: { b: 2, a: 1 } },
+    ]).expect(201);
+    expect(copies.body.message_ids).toHaveLength(1);
   });
 
   it('rejects bad messages naming the field, and a bad conversation id', async () => {

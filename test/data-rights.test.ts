@@ -238,6 +238,9 @@ describe('data rights', () => {
     const orphan = [JSON.stringify(lines[0]), JSON.stringify(lines.find((l) => l.type === 'memory'))].join('\n');
     expect((await importInto(d, orphan).expect(400)).body.message).toBe('line 2: mind_id: names no mind line above it');
     expect((await importInto(d, '{"type":"mind"}\n').expect(400)).body.message).toMatch(/^line 1: type: /);
+    const mindAt = lines.findIndex((l) => l.type === 'mind');
+    const backwards = lines.slice(0, mindAt + 1).map((l, i) => JSON.stringify(i === mindAt ? { ...l, created_at: '2026-03-02T00:00:00.000Z', updated_at: '2026-03-01T00:00:00.000Z' } : l));
+    expect((await importInto(d, backwards.join('\n')).expect(400)).body.message).toBe(`line ${mindAt + 1}: updated_at: must not be before created_at`);
     await t.http().post('/v1/tenant/import').set(bearer(d)).send({ lines: [] }).expect(415);
     expect(await countsOf(d.tenantId)).toEqual(before);
   });

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { CONTENT_MAX_BYTES, IMPORTANCE_PATHS, type ConsolidationTrigger } from '@engram/memory';
@@ -48,13 +49,19 @@ const message = z
  * would lose the second silently (the first is stored, the second skipped as held), so they are
  * a 400 naming the second's `client_id` and nothing of the call is stored.
  */
+/** The same message: its fields equal, an instant however written, metadata whatever its keys' order (helper 38's). */
+function sameMessage(a: z.infer<typeof message>, b: z.infer<typeof message>): boolean {
+  const at = (m: z.infer<typeof message>) => (m.occurred_at === undefined ? undefined : Date.parse(m.occurred_at));
+  return isDeepStrictEqual({ ...a, occurred_at: at(a) }, { ...b, occurred_at: at(b) });
+}
+
 function sameClientIdSameMessage(messages: readonly z.infer<typeof message>[], ctx: z.RefinementCtx): void {
   const first = new Map<string, number>();
   messages.forEach((m, i) => {
     if (m.client_id === undefined) return;
     const seen = first.get(m.client_id);
     if (seen === undefined) return void first.set(m.client_id, i);
-    if (JSON.stringify(m) !== JSON.stringify(messages[seen]))
+    if (!sameMessage(m, messages[seen] as z.infer<typeof message>))
       ctx.addIssue({ code: 'custom', path: [i, 'client_id'], message: `repeats messages[${seen}].client_id with another message: one client_id, one message` });
   });
 }

@@ -86,6 +86,7 @@ class ImportContents {
       const at = mind[field];
       if (at !== undefined && Date.parse(at) > this.latest) throw lineError(n, field, 'must not be in the future');
     }
+    if (mind.created_at !== undefined && mind.updated_at !== undefined && Date.parse(mind.updated_at) < Date.parse(mind.created_at)) throw lineError(n, 'updated_at', 'must not be before created_at');
     this.mindIds.add(mind.id);
     this.mindNames.add(mind.name);
     this.out.minds.push({ ...mind, line: n });

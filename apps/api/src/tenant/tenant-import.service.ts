@@ -91,7 +91,7 @@ export class TenantImport {
         result.minds.matched += 1;
       } else {
         // Restored as exported, dates included (a tester's find: a restored mind was dated by the import).
-        await this.minds.create(tx, { id: mind.id, name: mind.name, description: mind.description ?? null, external_id: externalId, created_at: mind.created_at, updated_at: mind.updated_at ?? mind.created_at });
+        await this.minds.create(tx, { id: mind.id, name: mind.name, description: mind.description ?? null, external_id: externalId, created_at: mind.created_at ?? mind.updated_at, updated_at: mind.updated_at ?? mind.created_at });
         mindIdOf.set(mind.id, mind.id);
         result.minds.created += 1;
       }
