@@ -15,8 +15,9 @@ export function versionTag(version: number): string {
   return `"${version}"`;
 }
 
-// An entity tag (RFC 9110 §8.8.3): optionally weak, then a quoted string without `"`.
-const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
+// An entity tag (RFC 9110 §8.8.3): optionally weak, then a quoted string without `"` (which may
+// hold a comma), read where the list's last one ended.
+const ENTITY_TAG = /(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"/y;
 
 /**
  * Reads `If-Match`. @returns undefined without the header; `{any}` for `*`; else the versions its
@@ -28,11 +29,25 @@ export function ifMatch(header: string | string[] | undefined): VersionPrecondit
   const value = (Array.isArray(header) ? header.join(',') : header).trim();
   if (value === '*') return { any: true };
   const versions: number[] = [];
-  for (const part of value.split(',')) {
-    const tag = ENTITY_TAG.exec(part.trim());
-    if (!tag) throw AppError.badField('If-Match', 'must be * or entity tags such as "3" (a memory\'s ETag, its version)');
+  const malformed = () => AppError.badField('If-Match', 'must be * or entity tags such as "3" (a memory\'s ETag, its version)');
+  // A list: tags separated by commas, with empty elements and spaces allowed (RFC 9110 §5.6.1).
+  let at = 0;
+  let tags = 0;
+  while (at < value.length) {
+    if (value[at] === ',' || value[at] === ' ' || value[at] === '\t') {
+      at += 1;
+      continue;
+    }
+    ENTITY_TAG.lastIndex = at;
+    const tag = ENTITY_TAG.exec(value);
+    if (!tag) throw malformed();
+    tags += 1;
     if (!tag[1] && /^[1-9]\d{0,9}$/.test(tag[2] as string)) versions.push(Number(tag[2]));
+    at = ENTITY_TAG.lastIndex;
+    while (value[at] === ' ' || value[at] === '\t') at += 1;
+    if (at < value.length && value[at] !== ',') throw malformed();
   }
+  if (tags === 0) throw malformed();
   return { versions };
 }
 
