@@ -19,6 +19,7 @@ from .models import (
     EndResult,
     BatchResult,
     ConsolidationOutcome,
+    ConversationMessagePage,
     Memory,
     MemoryPage,
     MemoryVersion,
@@ -110,10 +111,11 @@ class Call(Generic[T]):
     parse: Callable[[httpx.Response], T]
     params: Optional[Params] = None
     json: Any = None
+    headers: Optional[Dict[str, str]] = None
 
 
 def build_request(http: Union[httpx.Client, httpx.AsyncClient], config: Config, call: "Call[Any]") -> httpx.Request:
-    return http.build_request(call.method, config.base_url + call.path, params=call.params, json=call.json, headers=config.headers())
+    return http.build_request(call.method, config.base_url + call.path, params=call.params, json=call.json, headers={**config.headers(), **(call.headers or {})})
 
 
 def transport_error(exc: httpx.TransportError, config: Config) -> EngramConnectionError:
@@ -297,14 +299,23 @@ def history(memory_id: str) -> "Call[List[MemoryVersion]]":
     return Call("GET", f"/v1/memory/{segment(memory_id, 'memory_id')}/history", _items)
 
 
-def update(memory_id: str, fields: Dict[str, Any]) -> "Call[Memory]":
+def if_match(version: Optional[int]) -> Optional[Dict[str, str]]:
+    """The ``If-Match`` header naming a memory's version (its ETag, ``"3"``), or None."""
+    if version is None:
+        return None
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ValueError(f"if_match must be a memory's version, a whole number from 1, not {version!r}")
+    return {"If-Match": f'"{version}"'}
+
+
+def update(memory_id: str, fields: Dict[str, Any], version: Optional[int] = None) -> "Call[Memory]":
     if not fields:
         raise ValueError("update needs at least one field to change")
-    return Call("PUT", f"/v1/memory/{segment(memory_id, 'memory_id')}", _json, json=fields)
+    return Call("PUT", f"/v1/memory/{segment(memory_id, 'memory_id')}", _json, json=fields, headers=if_match(version))
 
 
-def delete(memory_id: str) -> "Call[None]":
-    return Call("DELETE", f"/v1/memory/{segment(memory_id, 'memory_id')}", _none)
+def delete(memory_id: str, version: Optional[int] = None) -> "Call[None]":
+    return Call("DELETE", f"/v1/memory/{segment(memory_id, 'memory_id')}", _none, headers=if_match(version))
 
 
 def verify(memory_id: str) -> "Call[Memory]":
@@ -322,6 +333,11 @@ def expiring(within: Union[str, timedelta], limit: Optional[int]) -> "Call[List[
 def add_messages(conversation_id: str, messages: Sequence[Union[Message, str]]) -> "Call[AppendResult]":
     path = f"/v1/conversations/{segment(conversation_id, 'conversation_id')}/messages"
     return Call("POST", path, _json, json=messages_body(messages))
+
+
+def list_messages(conversation_id: str, limit: Optional[int], cursor: Optional[str]) -> "Call[ConversationMessagePage]":
+    path = f"/v1/conversations/{segment(conversation_id, 'conversation_id')}/messages"
+    return Call("GET", path, _json, params=query(limit=limit, cursor=cursor))
 
 
 def consolidate(conversation_id: str) -> "Call[List[ConsolidationOutcome]]":

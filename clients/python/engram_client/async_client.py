@@ -16,6 +16,8 @@ from .models import (
     BatchResult,
     Category,
     ConsolidationOutcome,
+    ConversationMessage,
+    ConversationMessagePage,
     Layer,
     Memory,
     MemoryInput,
@@ -257,10 +259,13 @@ class AsyncEngram:
         temporal_context: Optional[str] = None,
         temporal_position: Optional[int] = None,
         payload: Optional[Mapping[str, Any]] = None,
+        if_match: Optional[int] = None,
     ) -> Memory:
         """Changes the given fields of a memory (``PUT /v1/memory/:id``); its category and key stay.
         A new version is recorded. Arguments left out (None) are not changed, except
-        ``expires_at=None``, which removes the expiry. Raises ValueError when nothing is given."""
+        ``expires_at=None``, which removes the expiry. Raises ValueError when nothing is given.
+        ``if_match``: the ``version`` you read; PreconditionFailedError (412, nothing written) when
+        the memory has changed since, so two agents cannot overwrite each other unseen."""
         fields = _core.memory_fields(
             content=content,
             tags=tags,
@@ -275,11 +280,12 @@ class AsyncEngram:
             temporal_position=temporal_position,
             payload=payload,
         )
-        return await self._send(_core.update(memory_id, fields))
+        return await self._send(_core.update(memory_id, fields, if_match))
 
-    async def delete(self, memory_id: str) -> None:
-        """Deletes a memory and its history (``DELETE /v1/memory/:id``). NotFoundError when gone."""
-        await self._send(_core.delete(memory_id))
+    async def delete(self, memory_id: str, *, if_match: Optional[int] = None) -> None:
+        """Deletes a memory and its history (``DELETE /v1/memory/:id``). NotFoundError when gone;
+        with ``if_match`` (the version you read), PreconditionFailedError when it changed since."""
+        await self._send(_core.delete(memory_id, if_match))
 
     async def verify(self, memory_id: str) -> Memory:
         """Marks a memory verified by a person (``POST /v1/memory/:id/verify``). Needs a person's
@@ -357,6 +363,23 @@ class AsyncEngram:
         or a string (a user's message).
         """
         return await self._send(_core.add_messages(conversation_id, messages))
+
+    async def list_messages(self, conversation_id: str, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> ConversationMessagePage:
+        """One page of a conversation's messages as received, oldest first
+        (``GET /v1/conversations/:id/messages``): ``{conversation_id, items, next_cursor}``, with each
+        message's metadata; ``limit``: 1..200 (default 50). :meth:`iter_messages` follows the cursors."""
+        return await self._send(_core.list_messages(conversation_id, limit, cursor))
+
+    async def iter_messages(self, conversation_id: str, *, page_size: int = 100) -> AsyncIterator[ConversationMessage]:
+        """Every message of a conversation, oldest first, fetched ``page_size`` (1..200) at a time."""
+        cursor: Optional[str] = None
+        while True:
+            page = await self.list_messages(conversation_id, limit=page_size, cursor=cursor)
+            for item in page["items"]:
+                yield item
+            cursor = page["next_cursor"]
+            if cursor is None:
+                return
 
     async def consolidate(self, conversation_id: str) -> List[ConsolidationOutcome]:
         """The explicit save (``POST /v1/conversations/:id/consolidate``): every short-term entry of

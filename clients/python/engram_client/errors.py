@@ -15,6 +15,7 @@ one ``{"field", "message"}`` per bad input (``importance: must be from 0 to 1``)
     ├── PermissionDeniedError   403    valid credential, not for this (a Mind Key on /v1/minds)
     ├── NotFoundError           404    no such id, or another tenant's or mind's
     ├── ConflictError           409    clashes with an existing record (a mind's name)
+    ├── PreconditionFailedError 412    if_match named another version: the memory changed since
     ├── PayloadTooLargeError    413
     ├── UnsupportedMediaTypeError 415
     ├── RateLimitError          429    retry_after seconds
@@ -125,6 +126,11 @@ class ConflictError(EngramError):
     """409: clashes with an existing record (a mind's name is taken)."""
 
 
+class PreconditionFailedError(EngramError):
+    """412: the memory is no longer at the version ``if_match`` named (someone changed it since you
+    read it), or does not exist; nothing was written. Read it again and reapply your change."""
+
+
 class PayloadTooLargeError(EngramError):
     """413: the body is larger than the API accepts."""
 
@@ -162,6 +168,7 @@ _BY_STATUS: Mapping[int, Type[EngramError]] = {
     403: PermissionDeniedError,
     404: NotFoundError,
     409: ConflictError,
+    412: PreconditionFailedError,
     413: PayloadTooLargeError,
     415: UnsupportedMediaTypeError,
     429: RateLimitError,

@@ -179,6 +179,8 @@ class MemoryVersion(TypedDict):
     source_refs: Optional[List[str]]
     temporal_context: Optional[str]
     temporal_position: Optional[int]
+    #: The importance (0..1) this version set; None in a version recorded before 2026-12-17.
+    importance_score: Optional[float]
     actor_type: Literal["user", "mind_key", "service_key", "system"]
     actor_id: Optional[str]
     created_at: str
@@ -240,6 +242,28 @@ class Message(_MessageRequired, total=False):
     occurred_at: str
     metadata: Dict[str, Any]
     importance: float
+
+
+class ConversationMessage(TypedDict):
+    """A message of a conversation as it was received (``list_messages()``): its ``id`` is what a
+    memory's ``source_refs`` names; ``importance`` is the score it got (None until processed)."""
+
+    id: str
+    client_id: Optional[str]
+    role: Role
+    speaker: Optional[str]
+    content: str
+    metadata: Dict[str, Any]
+    occurred_at: str
+    received_at: str
+    importance: Optional[float]
+    importance_source: Optional[str]
+
+
+class ConversationMessagePage(TypedDict):
+    conversation_id: str
+    items: List[ConversationMessage]
+    next_cursor: Optional[str]
 
 
 class ExtractedFact(TypedDict):

@@ -7,7 +7,7 @@ from typing import Callable
 
 import pytest
 
-from engram_client import BadRequestError, Engram, NotFoundError, PermissionDeniedError, Recall
+from engram_client import BadRequestError, Engram, NotFoundError, PermissionDeniedError, PreconditionFailedError, Recall
 
 
 def test_add_with_a_key_upserts_and_history_keeps_each_version(agent: Engram, key: Callable[[str], str]) -> None:
@@ -171,6 +171,31 @@ def test_conversation_messages_become_memories(agent: Engram, tag: str) -> None:
     assert tag in stored["content"]
     assert any(tag in hit["content"] for hit in agent.search(f"{tag} Porto"))
     assert agent.consolidate(conversation) == [], "nothing left in short-term memory"
+
+
+def test_a_conversation_reads_back_as_received(agent: Engram, tag: str) -> None:
+    conversation = f"log-{tag}"
+    sent = [{"client_id": f"m{i}", "content": f"line {i} of {tag}", "metadata": {"n": i}} for i in range(5)]
+    assert len(agent.add_messages(conversation, sent)["message_ids"]) == 5
+    page = agent.list_messages(conversation, limit=2)
+    assert [m["client_id"] for m in page["items"]] == ["m0", "m1"] and page["next_cursor"] is not None
+    every = list(agent.iter_messages(conversation, page_size=2))
+    assert [(m["client_id"], m["metadata"]) for m in every] == [(f"m{i}", {"n": i}) for i in range(5)]
+
+
+def test_if_match_refuses_a_change_from_an_old_version(agent: Engram, key: Callable[[str], str]) -> None:
+    first = agent.add("Room 12", category="fact", key=key("room"))
+    second = agent.update(first["id"], content="Room 14", if_match=first["version"])
+    assert second["version"] == 2
+    with pytest.raises(PreconditionFailedError) as stale:
+        agent.update(first["id"], content="Room 15", if_match=first["version"])
+    assert stale.value.status == 412
+    with pytest.raises(PreconditionFailedError):
+        agent.delete(first["id"], if_match=1)
+    assert agent.get(first["id"])["content"] == "Room 14"
+    with pytest.raises(ValueError):
+        agent.update(first["id"], content="Room 16", if_match=0)
+    agent.delete(first["id"], if_match=2)
 
 
 def test_ending_a_conversation_keeps_what_matters_and_lets_chatter_go(agent: Engram, tag: str) -> None:
