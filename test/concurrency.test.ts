@@ -123,6 +123,9 @@ describe('concurrency: If-Match on a memory\'s version', () => {
     expect(b.headers.etag).toBe('"2"');
     const a = await t.http().put(path).set(asAgent(f)).set('If-Match', read.headers.etag as string).send({ tags: ['vegetarian', 'low_salt'] }).expect(412);
     expect(a.body.message).toContain('version 2');
+    // Only memories carry an ETag: not a refusal, nor a list (a newcomer retried with the 412's own).
+    expect(a.headers.etag).toBeUndefined();
+    expect((await t.http().get('/v1/memory').set(asAgent(f)).expect(200)).headers.etag).toBeUndefined();
     expect((await t.http().get(path).set(asAgent(f)).expect(200)).body).toMatchObject({ version: 2, tags: ['vegetarian', 'no_nuts'] });
     // A weak tag never matches (strong comparison, RFC 9110 §13.1.1); one of a list does; * does.
     await t.http().put(path).set(asAgent(f)).set('If-Match', 'W/"2"').send({ priority: 'high' }).expect(412);

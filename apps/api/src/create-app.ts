@@ -53,6 +53,10 @@ export async function createApp(config: AppConfig, options: { clock?: Clock } = 
   app.enableShutdownHooks();
   app.set('trust proxy', 'loopback, linklocal, uniquelocal');
   app.disable('x-powered-by');
+  // An ETag is a memory's version, set by the routes that answer a memory (version-precondition.ts).
+  // Express's own, a hash of any body, was on every other answer, errors included: an agent that
+  // sent back the one of a 412 as If-Match got 412 forever (a newcomer's).
+  app.set('etag', false);
 
   if (config.OPENAPI_ENABLED) {
     SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json' });
