@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ZodResponse } from 'nestjs-zod';
@@ -8,7 +8,7 @@ import { ParseIdPipe } from '../common/ids';
 import { MemoryReadService } from './memory-read.service';
 import { CurrentMemoryScope, type MemoryScope } from './memory-scope';
 import { MemoryWriteService } from './memory-write.service';
-import { ifMatch, versionTag } from './version-precondition';
+import { ApiIfMatch, IfMatch, versionTag, type VersionPrecondition } from './version-precondition';
 import { AppError } from '@engram/services';
 import {
   AssociationPageDto,
@@ -63,7 +63,7 @@ export class MemoryController {
   @ServiceKeyScopeNeeded('memories:write')
   @Post()
   @Documented({ summary: 'Store a memory (upsert by category and key)', errors: [400, 403, 404, 409, 412, 413, 415] })
-  @ApiHeader({ name: 'If-Match', required: false, description: 'the ETag of the version you read, e.g. "3": 412 if the key\'s memory has changed since, or does not exist' })
+  @ApiIfMatch("the key's memory has changed since, or does not exist")
   @ZodResponse({ status: 201, type: MemoryViewDto, description: 'created' })
   @ApiResponse({
     status: 200,
@@ -71,8 +71,8 @@ export class MemoryController {
     description: 'an existing key: updated, or unchanged',
     headers: { 'X-Write-Status': WRITE_STATUS_HEADER, ETag: ETAG_HEADER },
   })
-  async upsert(@CurrentMemoryScope() scope: MemoryScope, @Body() body: UpsertMemoryDto, @Headers('if-match') precondition: string | undefined, @Res({ passthrough: true }) res: Response) {
-    const { memory, status } = await this.writes.upsert(scope, body, ifMatch(precondition));
+  async upsert(@CurrentMemoryScope() scope: MemoryScope, @Body() body: UpsertMemoryDto, @IfMatch() precondition: VersionPrecondition | undefined, @Res({ passthrough: true }) res: Response) {
+    const { memory, status } = await this.writes.upsert(scope, body, precondition);
     res.status(status === 'created' ? 201 : 200);
     res.setHeader('X-Write-Status', status);
     res.setHeader('ETag', versionTag(memory.version));
@@ -85,7 +85,7 @@ export class MemoryController {
   @Documented({ summary: 'Store up to 500 memories in one transaction', errors: [400, 403, 404, 409, 413, 415] })
   @HttpCode(200)
   @ZodResponse({ status: 200, type: BatchResultDto })
-  batch(@CurrentMemoryScope() scope: MemoryScope, @Body() body: BatchDto, @Headers('if-match') precondition: string | undefined) {
+  batch(@CurrentMemoryScope() scope: MemoryScope, @Body() body: BatchDto, @IfMatch() precondition: VersionPrecondition | undefined) {
     // One header cannot name each item's version: refused rather than ignored.
     if (precondition !== undefined) throw AppError.badField('If-Match', 'is not taken by a batch (each item has its own version): use PUT /v1/memory/:id');
     return this.writes.batch(scope, body.items);
@@ -167,17 +167,17 @@ export class MemoryController {
   @ServiceKeyScopeNeeded('memories:write')
   @Put(':id')
   @Documented({ summary: 'Update a memory', errors: [400, 403, 404, 409, 412, 413, 415] })
-  @ApiHeader({ name: 'If-Match', required: false, description: 'the ETag of the version you read, e.g. "3": 412 if the memory has changed since' })
+  @ApiIfMatch()
   @ApiResponse({ status: 200, type: MemoryViewDto.Output, description: 'updated, or unchanged', headers: { 'X-Write-Status': WRITE_STATUS_HEADER, ETag: ETAG_HEADER } })
   @ZodResponse({ status: 200, type: MemoryViewDto })
   async update(
     @CurrentMemoryScope() scope: MemoryScope,
     @Param('id', memoryId) id: string,
     @Body() body: UpdateMemoryDto,
-    @Headers('if-match') precondition: string | undefined,
+    @IfMatch() precondition: VersionPrecondition | undefined,
     @Res({ passthrough: true }) res: Response,
   ) {
-    const { memory, status } = await this.writes.update(scope, id, body, ifMatch(precondition));
+    const { memory, status } = await this.writes.update(scope, id, body, precondition);
     res.setHeader('X-Write-Status', status);
     res.setHeader('ETag', versionTag(memory.version));
     return memory;
@@ -187,11 +187,11 @@ export class MemoryController {
   @ServiceKeyScopeNeeded('memories:write')
   @Delete(':id')
   @Documented({ summary: 'Delete a memory and its history', errors: [400, 403, 404, 412] })
-  @ApiHeader({ name: 'If-Match', required: false, description: 'the ETag of the version you read, e.g. "3": 412 if the memory has changed since' })
+  @ApiIfMatch()
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'deleted' })
-  async delete(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string, @Headers('if-match') precondition: string | undefined) {
-    await this.writes.delete(scope, id, ifMatch(precondition));
+  async delete(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string, @IfMatch() precondition: VersionPrecondition | undefined) {
+    await this.writes.delete(scope, id, precondition);
   }
 
   /**
@@ -240,11 +240,11 @@ export class MemoryController {
     summary: 'Mark a memory verified by a person',
     errors: [400, { status: 403, description: 'a Mind Key cannot verify (only a person can), or X-Mind-Id names another mind' }, 404, 412],
   })
-  @ApiHeader({ name: 'If-Match', required: false, description: 'the ETag of the version you read, e.g. "3": 412 if the memory has changed since' })
+  @ApiIfMatch()
   @HttpCode(200)
   @ZodResponse({ status: 200, type: MemoryViewDto })
-  async verify(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string, @Headers('if-match') precondition: string | undefined, @Res({ passthrough: true }) res: Response) {
-    const memory = await this.writes.verify(scope, id, ifMatch(precondition));
+  async verify(@CurrentMemoryScope() scope: MemoryScope, @Param('id', memoryId) id: string, @IfMatch() precondition: VersionPrecondition | undefined, @Res({ passthrough: true }) res: Response) {
+    const memory = await this.writes.verify(scope, id, precondition);
     res.setHeader('ETag', versionTag(memory.version));
     return memory;
   }

@@ -1,3 +1,6 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { ApiHeader } from '@nestjs/swagger';
+import type { Request } from 'express';
 import { AppError } from '@engram/services';
 
 /**
@@ -57,4 +60,12 @@ export function requireVersion(precondition: VersionPrecondition | undefined, ve
   if (version === undefined) throw new AppError('precondition_failed', 'If-Match: there is no such memory yet; send the write without If-Match to create it');
   if ('any' in precondition || precondition.versions.includes(version)) return;
   throw new AppError('precondition_failed', `If-Match: the memory is at version ${version} (ETag ${versionTag(version)}), not ${precondition.versions.map(versionTag).join(', ') || 'the tag sent'}; read it again and reapply your change`);
+}
+
+/** A route parameter: the request's `If-Match`, read by {@link ifMatch} (400 when malformed). */
+export const IfMatch = createParamDecorator((_: unknown, ctx: ExecutionContext) => ifMatch(ctx.switchToHttp().getRequest<Request>().headers['if-match']));
+
+/** The OpenAPI statement of a route's `If-Match`. */
+export function ApiIfMatch(when = 'the memory has changed since'): MethodDecorator {
+  return ApiHeader({ name: 'If-Match', required: false, description: `the ETag of the version you read, e.g. "3": 412 if ${when}` });
 }
