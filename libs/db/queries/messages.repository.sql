@@ -60,21 +60,6 @@ where
   "tenant_id" = $5
   and "id" = $6;
 
--- MessagesRepository.list
-select
-  *
-from
-  "messages"
-where
-  "tenant_id" = $1
-  and "mind_id" = $2
-  and "conversation_id" = $3
-order by
-  "occurred_at",
-  "id"
-limit
-  $4;
-
 -- MessagesRepository.speakers
 select
   "id",

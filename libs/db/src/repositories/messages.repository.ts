@@ -70,20 +70,6 @@ export class MessagesRepository {
       .execute();
   }
 
-  @GenerateSql({ params: [SAMPLE.uuid, 'c1', SAMPLE.limit] })
-  list(tx: TenantTx, mindId: string, conversationId: string, limit: number): Promise<Message[]> {
-    return tx.trx
-      .selectFrom('messages')
-      .selectAll()
-      .where('tenant_id', '=', tx.tenantId)
-      .where('mind_id', '=', mindId)
-      .where('conversation_id', '=', conversationId)
-      .orderBy('occurred_at')
-      .orderBy('id')
-      .limit(limit)
-      .execute();
-  }
-
   /**
    * Who said these messages (the speaker's name, else the role, as the stream names them), each
    * once, in the order of `ids`: an episode's speakers.
