@@ -43,18 +43,18 @@ const message = z
   })
   .strict();
 
-/**
- * A client_id names one message: sent twice in one call, the second copy must be the first's
- * (a history re-sent with a line doubled counts once). Two different messages under one id
- * would lose the second silently (the first is stored, the second skipped as held), so they are
- * a 400 naming the second's `client_id` and nothing of the call is stored.
- */
 /** The same message: its fields equal, an instant however written, metadata whatever its keys' order (helper 38's). */
 function sameMessage(a: z.infer<typeof message>, b: z.infer<typeof message>): boolean {
   const at = (m: z.infer<typeof message>) => (m.occurred_at === undefined ? undefined : Date.parse(m.occurred_at));
   return isDeepStrictEqual({ ...a, occurred_at: at(a) }, { ...b, occurred_at: at(b) });
 }
 
+/**
+ * A client_id names one message: sent twice in one call, the second copy must be the first's
+ * (a history re-sent with a line doubled counts once). Two different messages under one id
+ * would lose the second silently (the first is stored, the second skipped as held), so they are
+ * a 400 naming the second's `client_id` and nothing of the call is stored.
+ */
 function sameClientIdSameMessage(messages: readonly z.infer<typeof message>[], ctx: z.RefinementCtx): void {
   const first = new Map<string, number>();
   messages.forEach((m, i) => {

@@ -79,13 +79,18 @@ class ImportContents {
     else this.addVersion(n, data as MemoryVersionLine);
   }
 
+  /** A line's `created_at` and `updated_at`, when given, are not in the future. @throws AppError 400 naming the line and field */
+  private checkDates(n: number, line: { created_at?: string; updated_at?: string }): void {
+    for (const field of ['created_at', 'updated_at'] as const) {
+      const at = line[field];
+      if (at !== undefined && Date.parse(at) > this.latest) throw lineError(n, field, 'must not be in the future');
+    }
+  }
+
   private addMind(n: number, mind: MindLine): void {
     if (this.mindIds.has(mind.id)) throw lineError(n, 'id', 'this mind is already in the file');
     if (this.mindNames.has(mind.name)) throw lineError(n, 'name', 'a mind of this name is already in the file');
-    for (const field of ['created_at', 'updated_at'] as const) {
-      const at = mind[field];
-      if (at !== undefined && Date.parse(at) > this.latest) throw lineError(n, field, 'must not be in the future');
-    }
+    this.checkDates(n, mind);
     if (mind.created_at !== undefined && mind.updated_at !== undefined && Date.parse(mind.updated_at) < Date.parse(mind.created_at)) throw lineError(n, 'updated_at', 'must not be before created_at');
     this.mindIds.add(mind.id);
     this.mindNames.add(mind.name);
@@ -94,10 +99,7 @@ class ImportContents {
 
   private addMemory(n: number, memory: MemoryLine): void {
     if (!this.mindIds.has(memory.mind_id)) throw lineError(n, 'mind_id', 'names no mind line above it');
-    for (const field of ['created_at', 'updated_at'] as const) {
-      const at = memory[field];
-      if (at !== undefined && Date.parse(at) > this.latest) throw lineError(n, field, 'must not be in the future');
-    }
+    this.checkDates(n, memory);
     if (this.memoryIds.has(memory.id)) throw lineError(n, 'id', 'this memory is already in the file');
     const key = `${memory.mind_id}/${memory.category}/${memory.key}`;
     if (this.memoryKeys.has(key)) throw lineError(n, 'key', 'this (mind, category, key) is already in the file');
