@@ -253,6 +253,28 @@ describe('retrieval', () => {
     expect(bad.body.message).toMatch(/layer/);
   });
 
+  // The text branch scores at most MATCH_BUDGET (2,000) matched memories, and the filter came
+  // after that cap: the only `mistake` memory holding "meeting", among 2,100 notes holding it,
+  // was not found by its words (a tester's find, after mem0 #3284). The cap keeps the mind's
+  // first 2,000 in the order of whatever index the plan reads: one filtered memory is written
+  // before the notes and one after, so that either order leaves one of them out.
+  it('a filter narrows what the words match before the match is capped', async () => {
+    const as = asAgent(await createTenant(t, 'capped-match'));
+    const details = Array.from({ length: 150 }, (_, i) => `detail${i}`).join(' ');
+    const mistake = async (key: string) => (await t.http().post('/v1/memory').set(as).send({ category: 'mistake', key, content: `Postmortem ${key}: we forgot to send the agenda before the meeting. ${details}` }).expect(201)).body.id as string;
+    const first = await mistake('first');
+    for (let b = 0; b < 5; b++) {
+      const items = Array.from({ length: 420 }, (_, i) => ({ category: 'note', key: `standup_${b}_${i}`, content: `Weekly meeting notes number ${i}` }));
+      await t.http().post('/v1/memory/batch').set(as).send({ items }).expect(200);
+    }
+    const last = await mistake('last');
+    for (const mode of ['any', 'all']) {
+      const res = await t.http().get('/v1/memory/search').query({ q: 'meeting', mode, category: 'mistake', explain: true }).set(as).expect(200);
+      const byText = (res.body.items as { id: string; explain: { text: { rank: number | null } } }[]).filter((h) => h.explain.text.rank !== null).map((h) => h.id);
+      expect({ mode, byText: byText.sort() }).toEqual({ mode, byText: [first, last].sort() });
+    }
+  }, 120_000);
+
   it('searches through the vector index, filtered, as well as exactly', async () => {
     const owner = { Authorization: `Bearer ${f.token}` };
     const exact = found(await search({ q: 'database and milk for coffee' }));

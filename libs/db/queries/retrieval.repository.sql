@@ -56,8 +56,17 @@ with
             from
               unnest($1::text[], $2::float8[], $3::text[]) as i (l, idf, prefix)
           ),
-          -- The match goes through engram_text_match (the GIN index; see its migration); the filter
-          -- applies to what it found, so a narrow filter keeps fewer than the budget.
+          -- The match goes through engram_text_match (the GIN index; see its migration). An array, so
+          -- that the rows are fetched by key (a join would read the whole tenant to hash it).
+          capped as (
+            select
+              array(
+                select
+                  x.id
+                from
+                  engram_text_match ($4, $5, $6::tsquery, $7) x
+              ) as ids
+          ),
           matched as (
             select
               m.id,
@@ -67,16 +76,15 @@ with
               length(m.content)::float8 as dl
             from
               memories m
-              -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
             where
-              m.tenant_id = $4
+              m.tenant_id = $8
               and m.id = any (
-                array(
+                (
                   select
-                    x.id
+                    ids
                   from
-                    engram_text_match ($5, $6, $7::tsquery, $8) x
-                )
+                    capped
+                )::uuid[]
               )
               and m.mind_id = $9
               and (
@@ -86,6 +94,46 @@ with
                 )
                 and category = $11
               )
+            union all
+            (
+              select
+                m.id,
+                m.temporal_context,
+                m.temporal_position,
+                m.search_vector,
+                length(m.content)::float8 as dl
+              from
+                memories m
+              where
+                (
+                  select
+                    cardinality(ids)
+                  from
+                    capped
+                ) >= $12
+                and m.tenant_id = $13
+                and m.mind_id = $14
+                and (
+                  (
+                    expires_at is null
+                    or expires_at > $15::timestamptz
+                  )
+                  and category = $16
+                )
+                and m.search_vector @@ $17::tsquery
+                and not (
+                  m.id = any (
+                    (
+                      select
+                        ids
+                      from
+                        capped
+                    )::uuid[]
+                  )
+                )
+              limit
+                $18
+            )
           )
           -- Rounded to 1e-9: the sum's order follows the plan, and equal scores must tie exactly, so
           -- that the id decides between them and the same search answers in the same order.
@@ -95,9 +143,9 @@ with
           m.temporal_position,
           round(
             sum(
-              i.idf * (u.tf * ($12::float8 + 1)) / (
-                u.tf + $13::float8 * (
-                  1 - $14::float8 + $15::float8 * m.dl / $16::float8
+              i.idf * (u.tf * ($19::float8 + 1)) / (
+                u.tf + $20::float8 * (
+                  1 - $21::float8 + $22::float8 * m.dl / $23::float8
                 )
               )
             )::numeric,
@@ -121,7 +169,7 @@ with
           score desc,
           m.id desc
         limit
-          $17
+          $24
       ) t
     union all
     select
@@ -140,19 +188,19 @@ with
               id,
               temporal_context,
               temporal_position,
-              (embedding <=> $18::halfvec)::float8 as score
+              (embedding <=> $25::halfvec)::float8 as score
             from
               memories
             where
-              tenant_id = $19
-              and mind_id = $20
+              tenant_id = $26
+              and mind_id = $27
               and embedding is not null
               and (
                 (
                   expires_at is null
-                  or expires_at > $21::timestamptz
+                  or expires_at > $28::timestamptz
                 )
-                and category = $22
+                and category = $29
               )
             offset
               0
@@ -161,10 +209,10 @@ with
           score,
           id desc
         limit
-          $23
+          $30
       ) v
     where
-      1 - v.score >= $24::float8
+      1 - v.score >= $31::float8
   ),
   tops as (
     select distinct
@@ -187,7 +235,7 @@ with
           hits h
       ) x
     where
-      r <= $25
+      r <= $32
   ),
   links as (
     select
@@ -216,7 +264,7 @@ with
                 from
                   memory_associations a
                 where
-                  a.tenant_id = $26
+                  a.tenant_id = $33
                   and a.memory_id = s.id
                 union all
                 select
@@ -235,7 +283,7 @@ with
                 from
                   memory_associations a
                 where
-                  a.tenant_id = $27
+                  a.tenant_id = $34
                   and a.target_id = s.id
               ) x
             order by
@@ -248,7 +296,7 @@ with
           z.weight desc,
           z.other desc
         limit
-          $28
+          $35
       ) l
   ),
   -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
@@ -259,7 +307,7 @@ with
       (h.temporal_position::bigint + d)::int as position
     from
       hits h
-      cross join generate_series($29::int, $30::int) d
+      cross join generate_series($36::int, $37::int) d
     where
       h.temporal_context is not null
       and d <> 0
@@ -294,17 +342,17 @@ select
         engram_effective_strength (
           strength_days,
           access_count,
-          $31::float8,
-          $32::float8
+          $38::float8,
+          $39::float8
         ),
-        $33::timestamptz
+        $40::timestamptz
       ),
       1
     )
   end as retention
 from
   hits h
-  join memories m on m.tenant_id = $34
+  join memories m on m.tenant_id = $41
   and m.id = h.id
 union all
 select
@@ -328,27 +376,27 @@ select
         engram_effective_strength (
           strength_days,
           access_count,
-          $35::float8,
-          $36::float8
+          $42::float8,
+          $43::float8
         ),
-        $37::timestamptz
+        $44::timestamptz
       ),
       1
     )
   end as retention
 from
   slots s
-  join memories m on m.tenant_id = $38
-  and m.mind_id = $39
+  join memories m on m.tenant_id = $45
+  and m.mind_id = $46
   and m.temporal_context = s.context
   and m.temporal_position = s.position
 where
   (
     (
       expires_at is null
-      or expires_at > $40::timestamptz
+      or expires_at > $47::timestamptz
     )
-    and category = $41
+    and category = $48
   )
   and m.id not in (
     select
@@ -378,26 +426,26 @@ select
         engram_effective_strength (
           strength_days,
           access_count,
-          $42::float8,
-          $43::float8
+          $49::float8,
+          $50::float8
         ),
-        $44::timestamptz
+        $51::timestamptz
       ),
       1
     )
   end as retention
 from
   links l
-  join memories m on m.tenant_id = $45
+  join memories m on m.tenant_id = $52
   and m.id = l.target
 where
-  m.mind_id = $46
+  m.mind_id = $53
   and (
     (
       expires_at is null
-      or expires_at > $47::timestamptz
+      or expires_at > $54::timestamptz
     )
-    and category = $48
+    and category = $55
   ) /* prepared */;
 
 -- RetrievalRepository.search (all, indexed vectors)
@@ -427,8 +475,30 @@ with
             from
               unnest($1::text[], $2::float8[], $3::text[]) as i (l, idf, prefix)
           ),
-          -- The match goes through engram_text_match (the GIN index; see its migration); the filter
-          -- applies to what it found, so a narrow filter keeps fewer than the budget.
+          -- The match goes through engram_text_match (the GIN index; see its migration). An array, so
+          -- that the rows are fetched by key (a join would read the whole tenant to hash it).
+          capped as (
+            select
+              array(
+                select
+                  x.id
+                from
+                  engram_text_match (
+                    $4,
+                    $5,
+                    regexp_replace(
+                      websearch_to_tsquery(
+                        'english',
+                        engram_cjk_bigrams (engram_search_text ($6))
+                      )::text,
+                      '''([\uac00-\ud7a3]+)''',
+                      '''\1'':*',
+                      'g'
+                    )::tsquery,
+                    $7
+                  ) x
+              ) as ids
+          ),
           matched as (
             select
               m.id,
@@ -438,29 +508,15 @@ with
               length(m.content)::float8 as dl
             from
               memories m
-              -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
             where
-              m.tenant_id = $4
+              m.tenant_id = $8
               and m.id = any (
-                array(
+                (
                   select
-                    x.id
+                    ids
                   from
-                    engram_text_match (
-                      $5,
-                      $6,
-                      regexp_replace(
-                        websearch_to_tsquery(
-                          'english',
-                          engram_cjk_bigrams (engram_search_text ($7))
-                        )::text,
-                        '''([\uac00-\ud7a3]+)''',
-                        '''\1'':*',
-                        'g'
-                      )::tsquery,
-                      $8
-                    ) x
-                )
+                    capped
+                )::uuid[]
               )
               and m.mind_id = $9
               and (
@@ -479,6 +535,63 @@ with
                   'g'
                 )::tsquery
               )
+            union all
+            (
+              select
+                m.id,
+                m.temporal_context,
+                m.temporal_position,
+                m.search_vector,
+                length(m.content)::float8 as dl
+              from
+                memories m
+              where
+                (
+                  select
+                    cardinality(ids)
+                  from
+                    capped
+                ) >= $13
+                and m.tenant_id = $14
+                and m.mind_id = $15
+                and (
+                  (
+                    expires_at is null
+                    or expires_at > $16::timestamptz
+                  )
+                  and category = $17
+                  and search_vector @@ regexp_replace(
+                    websearch_to_tsquery(
+                      'english',
+                      engram_cjk_bigrams (engram_search_text ($18))
+                    )::text,
+                    '''([\uac00-\ud7a3]+)''',
+                    '''\1'':*',
+                    'g'
+                  )::tsquery
+                )
+                and m.search_vector @@ regexp_replace(
+                  websearch_to_tsquery(
+                    'english',
+                    engram_cjk_bigrams (engram_search_text ($19))
+                  )::text,
+                  '''([\uac00-\ud7a3]+)''',
+                  '''\1'':*',
+                  'g'
+                )::tsquery
+                and not (
+                  m.id = any (
+                    (
+                      select
+                        ids
+                      from
+                        capped
+                    )::uuid[]
+                  )
+                )
+              limit
+                $20
+            )
           )
           -- Rounded to 1e-9: the sum's order follows the plan, and equal scores must tie exactly, so
           -- that the id decides between them and the same search answers in the same order.
@@ -488,9 +601,9 @@ with
           m.temporal_position,
           round(
             sum(
-              i.idf * (u.tf * ($13::float8 + 1)) / (
-                u.tf + $14::float8 * (
-                  1 - $15::float8 + $16::float8 * m.dl / $17::float8
+              i.idf * (u.tf * ($21::float8 + 1)) / (
+                u.tf + $22::float8 * (
+                  1 - $23::float8 + $24::float8 * m.dl / $25::float8
                 )
               )
             )::numeric,
@@ -514,7 +627,7 @@ with
           score desc,
           m.id desc
         limit
-          $18
+          $26
       ) t
     union all
     select
@@ -534,23 +647,23 @@ with
                 id,
                 temporal_context,
                 temporal_position,
-                (embedding <=> $19::halfvec)::float8 as score
+                (embedding <=> $27::halfvec)::float8 as score
               from
                 memories
               where
-                tenant_id = $20
-                and mind_id = $21
+                tenant_id = $28
+                and mind_id = $29
                 and embedding is not null
                 and (
                   (
                     expires_at is null
-                    or expires_at > $22::timestamptz
+                    or expires_at > $30::timestamptz
                   )
-                  and category = $23
+                  and category = $31
                   and search_vector @@ regexp_replace(
                     websearch_to_tsquery(
                       'english',
-                      engram_cjk_bigrams (engram_search_text ($24))
+                      engram_cjk_bigrams (engram_search_text ($32))
                     )::text,
                     '''([\uac00-\ud7a3]+)''',
                     '''\1'':*',
@@ -559,9 +672,9 @@ with
                 )
                 and vector_indexed
               order by
-                embedding <=> $25::halfvec
+                embedding <=> $33::halfvec
               limit
-                $26
+                $34
             )
             union all
             (
@@ -573,23 +686,23 @@ with
                     id,
                     temporal_context,
                     temporal_position,
-                    (embedding <=> $27::halfvec)::float8 as score
+                    (embedding <=> $35::halfvec)::float8 as score
                   from
                     memories
                   where
-                    tenant_id = $28
-                    and mind_id = $29
+                    tenant_id = $36
+                    and mind_id = $37
                     and embedding is not null
                     and (
                       (
                         expires_at is null
-                        or expires_at > $30::timestamptz
+                        or expires_at > $38::timestamptz
                       )
-                      and category = $31
+                      and category = $39
                       and search_vector @@ regexp_replace(
                         websearch_to_tsquery(
                           'english',
-                          engram_cjk_bigrams (engram_search_text ($32))
+                          engram_cjk_bigrams (engram_search_text ($40))
                         )::text,
                         '''([\uac00-\ud7a3]+)''',
                         '''\1'':*',
@@ -604,17 +717,17 @@ with
                 score,
                 id desc
               limit
-                $33
+                $41
             )
           ) nearest
         order by
           score,
           id desc
         limit
-          $34
+          $42
       ) v
     where
-      1 - v.score >= $35::float8
+      1 - v.score >= $43::float8
   ),
   tops as (
     select distinct
@@ -637,7 +750,7 @@ with
           hits h
       ) x
     where
-      r <= $36
+      r <= $44
   ),
   links as (
     select
@@ -666,7 +779,7 @@ with
                 from
                   memory_associations a
                 where
-                  a.tenant_id = $37
+                  a.tenant_id = $45
                   and a.memory_id = s.id
                 union all
                 select
@@ -685,7 +798,7 @@ with
                 from
                   memory_associations a
                 where
-                  a.tenant_id = $38
+                  a.tenant_id = $46
                   and a.target_id = s.id
               ) x
             order by
@@ -698,7 +811,7 @@ with
           z.weight desc,
           z.other desc
         limit
-          $39
+          $47
       ) l
   ),
   -- The hits' neighbours' places, the hits' own places left out (a neighbour past the ends of
@@ -709,7 +822,7 @@ with
       (h.temporal_position::bigint + d)::int as position
     from
       hits h
-      cross join generate_series($40::int, $41::int) d
+      cross join generate_series($48::int, $49::int) d
     where
       h.temporal_context is not null
       and d <> 0
@@ -744,17 +857,17 @@ select
         engram_effective_strength (
           strength_days,
           access_count,
-          $42::float8,
-          $43::float8
+          $50::float8,
+          $51::float8
         ),
-        $44::timestamptz
+        $52::timestamptz
       ),
       1
     )
   end as retention
 from
   hits h
-  join memories m on m.tenant_id = $45
+  join memories m on m.tenant_id = $53
   and m.id = h.id
 union all
 select
@@ -778,31 +891,31 @@ select
         engram_effective_strength (
           strength_days,
           access_count,
-          $46::float8,
-          $47::float8
+          $54::float8,
+          $55::float8
         ),
-        $48::timestamptz
+        $56::timestamptz
       ),
       1
     )
   end as retention
 from
   slots s
-  join memories m on m.tenant_id = $49
-  and m.mind_id = $50
+  join memories m on m.tenant_id = $57
+  and m.mind_id = $58
   and m.temporal_context = s.context
   and m.temporal_position = s.position
 where
   (
     (
       expires_at is null
-      or expires_at > $51::timestamptz
+      or expires_at > $59::timestamptz
     )
-    and category = $52
+    and category = $60
     and search_vector @@ regexp_replace(
       websearch_to_tsquery(
         'english',
-        engram_cjk_bigrams (engram_search_text ($53))
+        engram_cjk_bigrams (engram_search_text ($61))
       )::text,
       '''([\uac00-\ud7a3]+)''',
       '''\1'':*',
@@ -837,30 +950,30 @@ select
         engram_effective_strength (
           strength_days,
           access_count,
-          $54::float8,
-          $55::float8
+          $62::float8,
+          $63::float8
         ),
-        $56::timestamptz
+        $64::timestamptz
       ),
       1
     )
   end as retention
 from
   links l
-  join memories m on m.tenant_id = $57
+  join memories m on m.tenant_id = $65
   and m.id = l.target
 where
-  m.mind_id = $58
+  m.mind_id = $66
   and (
     (
       expires_at is null
-      or expires_at > $59::timestamptz
+      or expires_at > $67::timestamptz
     )
-    and category = $60
+    and category = $68
     and search_vector @@ regexp_replace(
       websearch_to_tsquery(
         'english',
-        engram_cjk_bigrams (engram_search_text ($61))
+        engram_cjk_bigrams (engram_search_text ($69))
       )::text,
       '''([\uac00-\ud7a3]+)''',
       '''\1'':*',

@@ -43,6 +43,16 @@ export function memoryFilterSql(f: MemoryFilter): RawBuilder<boolean> {
 }
 
 /**
+ * Whether the filter leaves out memories a search's words may match (any part but the expiry and
+ * `mustMatch`, which is the match itself): the text branch then matches within it (retrieval-sql
+ * `textSql`).
+ */
+export function narrowsMatch(f: MemoryFilter): boolean {
+  const { activeAt: _activeAt, mustMatch: _mustMatch, tags, ...rest } = f;
+  return (tags !== undefined && tags.length > 0) || Object.values(rest).some((v) => v !== undefined);
+}
+
+/**
  * `q` as a tsquery in web-search syntax (`all` mode: every word, "phrases", -exclusions, or);
  * libs/memory websearchText. A Korean word is a prefix (`'남편':*`), as the text branch's scoring
  * reads it (libs/memory hangulPrefix): Korean writes a particle onto the word ("남편은"), and

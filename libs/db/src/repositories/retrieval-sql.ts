@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import { bm25Idf, hangulPrefix } from '@engram/memory';
-import { memoryFilterSql, type MemoryFilter } from '../memory-filter';
+import { memoryFilterSql, narrowsMatch, type MemoryFilter } from '../memory-filter';
 import type { DatabaseMode } from '../database';
 import type { TenantTx } from '../tenant-db';
 import { vectorLiteral } from '../vectors';
@@ -29,16 +29,28 @@ export function textSql(tx: TenantTx, mindId: string, match: { sql: RawBuilder<u
   const prefixes = lexemes.map((l) => hangulPrefix(l));
   const byPrefix = prefixes.some((p) => p !== null);
   const join = byPrefix ? sql`(i.prefix is null and i.l = u.lexeme) or (i.prefix is not null and starts_with(u.lexeme, i.prefix))` : sql`i.l = u.lexeme`;
+  const columns = sql`m.id, m.temporal_context, m.temporal_position, m.search_vector, length(m.content)::float8 as dl`;
+  // A filter narrows what is matched before the cap, not after: engram_text_match returns at most
+  // `cap` memories of the whole mind, in no order, and when it is full the filter's matches may
+  // all be among those it left out (a mind with 2,100 memories holding "meeting" found nothing for
+  // q=meeting&category=mistake). Then the filtered memories are matched here, under the policy:
+  // without the GIN index (`@@` is not leakproof), through the filter's own indexes, at most `cap`.
+  const past = narrowsMatch(filter)
+    ? sql`
+      union all
+      (select ${columns} from memories m
+       where (select cardinality(ids) from capped) >= ${match.cap} and m.tenant_id = ${t} and m.mind_id = ${mindId}
+         and ${memoryFilterSql(filter)} and m.search_vector @@ ${match.sql} and not (m.id = any((select ids from capped)::uuid[]))
+       limit ${match.cap})`
+    : sql``;
   return sql`
     with idf as (select * from unnest(${lexemes}::text[], ${idf}::float8[], ${prefixes}::text[]) as i(l, idf, prefix)),
-    -- The match goes through engram_text_match (the GIN index; see its migration); the filter
-    -- applies to what it found, so a narrow filter keeps fewer than the budget.
+    -- The match goes through engram_text_match (the GIN index; see its migration). An array, so
+    -- that the rows are fetched by key (a join would read the whole tenant to hash it).
+    capped as (select array(select x.id from engram_text_match(${t}, ${mindId}, ${match.sql}, ${match.cap}) x) as ids),
     matched as (
-      select m.id, m.temporal_context, m.temporal_position, m.search_vector, length(m.content)::float8 as dl
-      from memories m
-      -- An array, so that the rows are fetched by key (a join would read the whole tenant to hash it).
-      where m.tenant_id = ${t} and m.id = any(array(select x.id from engram_text_match(${t}, ${mindId}, ${match.sql}, ${match.cap}) x))
-        and m.mind_id = ${mindId} and ${memoryFilterSql(filter)})
+      select ${columns} from memories m
+      where m.tenant_id = ${t} and m.id = any((select ids from capped)::uuid[]) and m.mind_id = ${mindId} and ${memoryFilterSql(filter)}${past})
     -- Rounded to 1e-9: the sum's order follows the plan, and equal scores must tie exactly, so
     -- that the id decides between them and the same search answers in the same order.
     select m.id, m.temporal_context, m.temporal_position,
