@@ -35,6 +35,23 @@ describe('the newest of two statements of the same thing comes first', () => {
     expect(recall.text).toContain('40mg now, not 20');
   });
 
+  // A tester's find after mem0 #4536 and #5576: a value of two words ("green tea", "New York")
+  // shares too few words with the next one for the variant rule, and limit=1 answered January's.
+  it('a value of several words changed: the newer one first', async () => {
+    const f = await createTenant(t, 'multi-word');
+    const say = async (conversation: string, content: string, at: string) => {
+      await t.http().post(`/v1/conversations/${conversation}/messages`).set(asAgent(f)).send({ messages: [{ content, occurred_at: at }] }).expect(201);
+      await t.http().post(`/v1/conversations/${conversation}/end`).set(asAgent(f)).expect(200);
+    };
+    await say('jan', 'My favourite drink is green tea.', '2025-01-10T10:00:00Z');
+    await say('feb', 'My favourite drink is black coffee.', '2025-02-20T10:00:00Z');
+    await say('mar', 'I live in New York.', '2025-03-01T10:00:00Z');
+    await say('apr', 'I live in San Francisco.', '2025-04-01T10:00:00Z');
+    const first = async (q: string) => (await t.http().get('/v1/memory/search').query({ q, limit: 1 }).set(asAgent(f)).expect(200)).body.items.map((m: { content: string }) => m.content);
+    expect(await first('favourite drink')).toEqual(['user: My favourite drink is black coffee.']);
+    expect(await first('where do I live')).toEqual(['user: I live in San Francisco.']);
+  });
+
   // graphiti #1728: unrelated facts retired each other.
   it('two facts keyed apart are two things, however alike their words', async () => {
     const f = await createTenant(t, 'asked');

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { contentWords } from '../lifecycle/similarity';
-import { isVariant, newestFirstAmongVariants, otherSubject, statedAt } from './variants';
+import { isVariant, newValue, newestFirstAmongVariants, otherSubject, statedAt } from './variants';
 
 const hit = (id: string, content: string, day: number, key = id) => ({ id, category: 'note', key, content, occurred_at: new Date(Date.UTC(2026, 0, day)) });
 
@@ -26,6 +26,24 @@ describe('the newest fact wins (search order)', () => {
     const sister = hit('sister', "Tom's sister lives in Porto", 1);
     const boss = hit('boss', "Tom's boss lives in Porto", 9);
     expect(newestFirstAmongVariants([sister, boss]).map((h) => h.id)).toEqual(['sister', 'boss']);
+  });
+
+  // Values of more than one word share too few words for isVariant (a tester's, after mem0 #4536).
+  it('a value of several words changed is a new value of the same subject; two things of a kind are not', () => {
+    expect(newValue('My favourite drink is green tea.', 'My favourite drink is black coffee.')).toBe(true);
+    expect(newValue('I live in New York', 'I live in San Francisco now')).toBe(true);
+    expect(newValue("I'm a nurse at the Mercy hospital", 'I am a software engineer')).toBe(true);
+    expect(newValue('I work at Acme Corp as an engineer', 'I work at Globex')).toBe(true);
+    expect(newValue('I have a dog named Rex', 'I have a cat named Tom')).toBe(false);
+    expect(newValue('I like tea', 'I like coffee')).toBe(false);
+    expect(newValue('I went to Paris last summer', 'I went to Rome in May')).toBe(false);
+    expect(newValue('I live in New York', 'I live in New York')).toBe(false);
+    expect(newValue('I live in Paris', 'I live in Paris with Sam')).toBe(false);
+    expect(newValue('My sister is a teacher in Lyon', 'My sister is a teacher in Lyon and loves her job a lot more than before')).toBe(false);
+    const jan = hit('jan', 'user: My favourite drink is green tea.', 10);
+    const feb = hit('feb', 'user: My favourite drink is black coffee.', 50);
+    const other = hit('other', 'user: I drink water at the gym', 60);
+    expect(newestFirstAmongVariants([jan, other, feb]).map((h) => h.id)).toEqual(['feb', 'other', 'jan']);
   });
 
   it('puts variants newest first in the places they had, and moves nothing else', () => {
@@ -86,7 +104,7 @@ describe('the newest fact wins (search order)', () => {
         const hits = items.map((x, i) => hit(`h${i}`, x.w.join(' '), x.day));
         const out = newestFirstAmongVariants(hits);
         expect(out.map((h) => h.id).sort()).toEqual(hits.map((h) => h.id).sort());
-        const anyVariant = hits.some((a, i) => hits.some((b, j) => i < j && isVariant(contentWords(a.content), contentWords(b.content))));
+        const anyVariant = hits.some((a, i) => hits.some((b, j) => i < j && (isVariant(contentWords(a.content), contentWords(b.content)) || newValue(a.content, b.content))));
         if (!anyVariant) expect(out).toEqual(hits);
       }),
     );

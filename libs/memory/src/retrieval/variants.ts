@@ -37,6 +37,34 @@ export function otherSubject(a: Set<string>, b: Set<string>): boolean {
   return !x.slice(0, start).some(verbish) && x.slice(x.length - end).some(verbish);
 }
 
+// Verbs of a relation that holds one value at a time: one's home, work, name, being.
+const ONE_VALUE = new Set('am is are was were be been live lives lived living work works worked working'.split(' '));
+
+/** A statement's words in order, lower-case, "I'm" and "you're" read as "I am" and "you are". */
+function tokens(text: string): string[] {
+  return (text.toLowerCase().replace(/['’]m\b/g, ' am').replace(/['’]re\b/g, ' are').match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0);
+}
+
+/**
+ * The same subject and verb with another value, when the value has words of its own ("My
+ * favourite drink is green tea" / "... is black coffee", "I live in New York" / "I live in San
+ * Francisco"): {@link isVariant} misses them, two words of six in common. The statements begin with
+ * the same two words or more, among them a verb of one value at a time (be, live, work), and end in
+ * values that share no word, of at most eight words each ("I have a dog named Rex" / "... a cat
+ * named Tom" are two pets, and "I like tea" / "I like coffee" two tastes). Ours, after a tester's
+ * find (mem0 #4536: the old value came first).
+ */
+export function newValue(a: string, b: string): boolean {
+  const [x, y] = [tokens(a), tokens(b)];
+  let p = 0;
+  while (p < x.length && p < y.length && x[p] === y[p]) p++;
+  if (p < 2 || !x.slice(0, p).some((w) => ONE_VALUE.has(w))) return false;
+  const [rx, ry] = [x.slice(p), y.slice(p)];
+  if (rx.length === 0 || ry.length === 0 || rx.length > 8 || ry.length > 8) return false;
+  const other = new Set(ry);
+  return !rx.some((w) => other.has(w));
+}
+
 /** A memory's own lines and the lines it quotes of others (`(correcting: …)`, `(previously: …)`). */
 function linesOf(content: string): { own: string[]; quoted: string[] } {
   const own: string[] = [];
@@ -119,7 +147,7 @@ export function statedAt(hit: Stated): number {
 /**
  * The newest fact wins (ours; docs/retrieval.md "Newest first"): among ranked hits, statements of
  * the same thing (the same category and key; variants, {@link isVariant}, that do not differ in
- * their subject, {@link otherSubject}; or one quoting a line of the other: a correction and what it
+ * their subject, {@link otherSubject}; a new value of the same subject and verb, {@link newValue}; or one quoting a line of the other: a correction and what it
  * corrects, a change and what it replaces) keep the places the
  * ranking gave them, but are put in them newest first (by when each was stated: {@link statedAt}),
  * so that the current value comes before the one it replaced. Other hits do not move.
@@ -132,6 +160,7 @@ export function newestFirstAmongVariants<T extends Stated & { category: string; 
   // and one about the dog alike enough to be one statement (helper 35's).
   const words = hits.map((h) => contentWords(withoutSpeakers(h.content)));
   const lines = hits.map((h) => linesOf(h.content));
+  const own = lines.map((l) => withoutSpeakers(l.own.join('\n')));
   const group = hits.map((_, i) => i);
   const root = (i: number): number => (group[i] === i ? i : (group[i] = root(group[i] as number)));
   for (let i = 0; i < hits.length; i++) {
@@ -139,7 +168,14 @@ export function newestFirstAmongVariants<T extends Stated & { category: string; 
       const a = hits[i] as T;
       const b = hits[j] as T;
       const [la, lb] = [lines[i], lines[j]] as [ReturnType<typeof linesOf>, ReturnType<typeof linesOf>];
-      if ((a.category === b.category && a.key === b.key) || (isVariant(words[i] as Set<string>, words[j] as Set<string>) && !otherSubject(words[i] as Set<string>, words[j] as Set<string>)) || quotes(la, lb) || quotes(lb, la)) group[root(j)] = root(i);
+      if (
+        (a.category === b.category && a.key === b.key) ||
+        (isVariant(words[i] as Set<string>, words[j] as Set<string>) && !otherSubject(words[i] as Set<string>, words[j] as Set<string>)) ||
+        newValue(own[i] as string, own[j] as string) ||
+        quotes(la, lb) ||
+        quotes(lb, la)
+      )
+        group[root(j)] = root(i);
     }
   }
   const out = [...hits];
