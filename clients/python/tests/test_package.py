@@ -32,3 +32,18 @@ def test_the_wheel_holds_the_typed_package(tmp_path: Path) -> None:
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert f"Version: {engram_client.__version__}" in text
     assert "Requires-Dist: httpx" in text
+
+
+def test_a_body_is_sent_as_utf_8_not_escaped() -> None:
+    # httpx before 0.28 escaped non-ASCII as \uXXXX (6 bytes a character): a batch of Chinese
+    # memories within the per-item limits outgrew the API's BODY_LIMIT.
+    from engram_client._core import Call, Config, build_request
+    import httpx
+
+    content = "我住在北京" * 100
+    call = Call("POST", "/v1/memory", lambda r: r, json={"category": "note", "content": content})
+    with httpx.Client() as http:
+        request = build_request(http, Config(base_url="http://localhost:3000", api_key="k", mind_id=None), call)
+    assert request.headers["Content-Type"] == "application/json"
+    assert request.content == ('{"category":"note","content":"%s"}' % content).encode("utf-8")
+    assert len(request.content) < len(content.encode("utf-8")) + 40
