@@ -22,6 +22,18 @@ describe('minds and Mind Keys', () => {
     expect(dup.body.message).toMatch(/^name: /);
   });
 
+  // A tester's find: "Zoë" typed with a combining diaeresis was a second mind beside "Zoë".
+  it('a name is the same name however its accents are encoded', async () => {
+    const composed = 'Zo\u00eb';
+    const decomposed = 'Zoe\u0308';
+    const created = await t.http().post('/v1/minds').set(auth()).send({ name: composed }).expect(201);
+    await t.http().post('/v1/minds').set(auth()).send({ name: decomposed }).expect(409);
+    const byName = await t.http().get('/v1/minds').query({ name: decomposed }).set(auth()).expect(200);
+    expect(byName.body.items.map((m: { id: string; name: string }) => [m.id, m.name])).toEqual([[created.body.id, composed]]);
+    const ensured = await t.http().put('/v1/minds/by-external-id/zoe-nfd').set(auth()).send({ name: 'Zoe\u0308 B' }).expect(201);
+    expect(ensured.body.name).toBe('Zo\u00eb B');
+  });
+
   it('pages through minds with next_cursor', async () => {
     for (let i = 0; i < 5; i++) await t.http().post('/v1/minds').set(auth()).send({ name: `page-${i}` }).expect(201);
     const seen: string[] = [];

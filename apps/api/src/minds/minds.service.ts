@@ -43,6 +43,15 @@ function keyView(key: MindKeyListing) {
 }
 
 /** Minds (agent identities) of a tenant and their Mind Keys (docs/design.md §2). */
+/**
+ * A mind's name as stored and compared: composed (Unicode NFC), so that "Zoë" typed with a
+ * combining diaeresis is the same name as "Zoë" (409 for a second one; `?name=` finds either).
+ * Tags are composed the same way. External ids are kept as given: they are the SaaS's own ids.
+ */
+function displayName(name: string): string {
+  return name.normalize('NFC');
+}
+
 @Injectable()
 export class MindsService {
   constructor(
@@ -57,7 +66,7 @@ export class MindsService {
   async create(principal: TenantCaller, input: { name: string; description?: string; external_id?: string }) {
     try {
       const mind = await this.tenantDb.run(principal.tenantId, (tx) =>
-        this.minds.create(tx, { id: newId(), name: input.name, description: input.description ?? null, external_id: input.external_id ?? null }),
+        this.minds.create(tx, { id: newId(), name: displayName(input.name), description: input.description ?? null, external_id: input.external_id ?? null }),
       );
       return mindView(mind);
     } catch (error) {
@@ -74,7 +83,7 @@ export class MindsService {
    * @throws AppError 409 naming `name` when another mind of the tenant already has that name.
    */
   async ensureByExternalId(principal: TenantCaller, externalId: string, input: { name?: string; description?: string }) {
-    const name = input.name ?? externalId;
+    const name = displayName(input.name ?? externalId);
     try {
       const { mind, created } = await this.tenantDb.run(principal.tenantId, (tx) =>
         this.minds.findOrCreateByExternalId(tx, { id: newId(), name, description: input.description ?? null, external_id: externalId }),
@@ -88,7 +97,7 @@ export class MindsService {
   async list(principal: TenantCaller, query: { limit: number; cursor?: string; name?: string; external_id?: string }) {
     const after = decodeCursor(query.cursor);
     const rows = await this.tenantDb.run(principal.tenantId, (tx) =>
-      this.minds.list(tx, { after, limit: query.limit + 1, name: query.name, externalId: query.external_id }),
+      this.minds.list(tx, { after, limit: query.limit + 1, name: query.name === undefined ? undefined : displayName(query.name), externalId: query.external_id }),
     );
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
