@@ -52,6 +52,15 @@ describe('the newest of two statements of the same thing comes first', () => {
     expect(await first('where do I live')).toEqual(['user: I live in San Francisco.']);
   });
 
+  // The next tester's: with the rule above too loose, any "X is ..." pair was one statement, and
+  // the newer of two attributes of one subject came first whatever the question.
+  it('two attributes of one subject are two things: the one asked about stays first', async () => {
+    const f = await createTenant(t, 'attributes');
+    await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'day', content: 'The meeting is on Monday.', occurred_at: '2025-01-10T10:00:00Z' }).expect(201);
+    await t.http().post('/v1/memory').set(asAgent(f)).send({ category: 'fact', key: 'topic', content: 'The meeting is about budgets.', occurred_at: '2025-02-10T10:00:00Z' }).expect(201);
+    expect(await keys(f, 'meeting Monday', 1)).toEqual(['day']);
+  });
+
   // graphiti #1728: unrelated facts retired each other.
   it('two facts keyed apart are two things, however alike their words', async () => {
     const f = await createTenant(t, 'asked');

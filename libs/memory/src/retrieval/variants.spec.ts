@@ -40,6 +40,24 @@ describe('the newest fact wins (search order)', () => {
     expect(newValue('I live in New York', 'I live in New York')).toBe(false);
     expect(newValue('I live in Paris', 'I live in Paris with Sam')).toBe(false);
     expect(newValue('My sister is a teacher in Lyon', 'My sister is a teacher in Lyon and loves her job a lot more than before')).toBe(false);
+    // What is said "now" is the same statement; a relation said (a, in, at, on) is part of it.
+    expect(newValue('I am a teacher.', 'I am now a nurse.')).toBe(true);
+    expect(newValue('My sister is a doctor.', 'My sister is now a lawyer.')).toBe(true);
+    expect(newValue('My favourite drink is green tea.', 'Now my favourite drink is black coffee.')).toBe(true);
+    expect(newValue('The meeting is on Monday', 'The meeting is on Friday afternoon')).toBe(true);
+    expect(newValue('My dog is called Rex', 'My dog is called Max')).toBe(true);
+    // Two attributes of one subject, not two values (a second tester's finds).
+    for (const [older, newer] of [
+      ['The meeting is on Monday.', 'The meeting is about budgets.'],
+      ['My sister is a doctor', 'My sister is in Paris'],
+      ['I work at Google', 'I work from home on Fridays'],
+      ['My dog is called Rex', 'My dog is sick'],
+      ['I live with my parents', 'I live near the beach'],
+      ['Our office is in Berlin', 'Our office is closed on Sundays'],
+      ['My brother is a lawyer', 'My brother is getting married in June'],
+      ['I am allergic to peanuts', 'I am vegetarian'],
+    ])
+      expect({ older, newer, same: newValue(older as string, newer as string) }).toEqual({ older, newer, same: false });
     const jan = hit('jan', 'user: My favourite drink is green tea.', 10);
     const feb = hit('feb', 'user: My favourite drink is black coffee.', 50);
     const other = hit('other', 'user: I drink water at the gym', 60);
