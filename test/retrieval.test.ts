@@ -291,6 +291,19 @@ describe('retrieval', () => {
     }
   }, 120_000);
 
+  // The next tester's: `any` mode matches on the query's rarest words in the mind, and "budget"
+  // (one note) left out "meeting" (31 memories), the only word the one skill held: a second word
+  // made a filtered search find nothing.
+  it('a filter narrows which of the query words are matched too', async () => {
+    const as = asAgent(await createTenant(t, 'filtered-words'));
+    const items = [...Array.from({ length: 30 }, (_, i) => ({ category: 'note', key: `n${i}`, content: `Team meeting ${i} went fine` })), { category: 'note', key: 'b', content: 'Budget approved for Q3' }];
+    await t.http().post('/v1/memory/batch').set(as).send({ items }).expect(200);
+    const words = Array.from({ length: 150 }, (_, i) => `word${i}`).join(' ');
+    const skill = (await t.http().post('/v1/memory').set(as).send({ category: 'skill', key: 'long', content: `meeting ${words}` }).expect(201)).body.id;
+    const res = await t.http().get('/v1/memory/search').query({ q: 'meeting budget', category: 'skill', explain: true }).set(as).expect(200);
+    expect(res.body.items.map((h: { id: string; explain: { text: { rank: number | null } } }) => [h.id, h.explain.text.rank])).toEqual([[skill, 1]]);
+  });
+
   it('searches through the vector index, filtered, as well as exactly', async () => {
     const owner = { Authorization: `Bearer ${f.token}` };
     const exact = found(await search({ q: 'database and milk for coffee' }));

@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { sql, type RawBuilder } from 'kysely';
 import { MATCH_BUDGET, matchLexemes, type AssociationRelation, type LifecycleConfig, type TextStats } from '@engram/memory';
 import { retentionNowSql } from '../lifecycle-sql';
-import { memoryFilterSql, websearchSql, type MemoryFilter } from '../memory-filter';
+import { memoryFilterSql, narrowsMatch, websearchSql, type MemoryFilter } from '../memory-filter';
 import { PREPARED } from '../prepared';
 import { GenerateSql, SAMPLE } from '../sql-snapshot';
 import { setLocal, type TenantTx } from '../tenant-db';
@@ -114,7 +114,10 @@ export class RetrievalRepository {
   ): Promise<{ text: TextHit[]; vector: VectorHit[]; candidates: CandidateRow[]; links: FollowedLink[] }> {
     const branches: RawBuilder<unknown>[] = [];
     if (query.mode !== 'vector') {
-      const any = query.mode === 'any' ? anyMatch(query.lexemes, query.stats.df, query.budget) : null;
+      // A filter narrows the memories scored, and the mind's frequencies say nothing of what it
+      // keeps: "meeting budget" with category=skill matched on "budget" alone (rarer in the mind)
+      // and missed the one skill holding "meeting" (helper 42). Then every word is matched.
+      const any = query.mode === 'any' ? anyMatch(query.lexemes, query.stats.df, narrowsMatch(filter) ? Number.POSITIVE_INFINITY : query.budget) : null;
       // `all`: every result must match the web-search query (the filter says so too).
       const match = query.mode === 'all' ? { sql: websearchSql(query.q), cap: MATCH_BUDGET } : any === null ? null : { sql: sql`${any.query}::tsquery`, cap: any.cap };
       if (match) branches.push(sql`select 'text' as branch, t.id, t.temporal_context, t.temporal_position, t.score from (${textSql(tx, mindId, match, query, filter, limit, options.bm25)}) t`);
