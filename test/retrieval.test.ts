@@ -224,6 +224,28 @@ describe('retrieval', () => {
     ]);
   });
 
+  // The next tester's: parted, `-bob@example.com` excluded "bob" and required "example" and
+  // "com"; a hyphen between letters lost the whole word ("self-care"), which the parser keeps.
+  it('excludes an e-mail or an id whole, and finds a hyphenated word whole', async () => {
+    const as = asAgent(await createTenant(t, 'word-parts-all'));
+    const bob = await writeFact(t, as, 'bob', 'Email bob@example.com about the taxes');
+    const alice = await writeFact(t, as, 'alice', 'Email alice@example.com about the rent');
+    const carol = await writeFact(t, as, 'carol', 'Email carol about the garden');
+    const jira = await writeFact(t, as, 'jira', 'Ticket JIRA-4821 blocks the release');
+    const proj = await writeFact(t, as, 'proj', 'Ticket PROJ-12-345 is a duplicate');
+    const scattered = await writeFact(t, as, 'scattered', 'An example of a known com issue, as well as mail');
+    const care = await writeFact(t, as, 'care', 'Weekly self-care routine on Sundays');
+    const all = async (q: string) => ((await t.http().get('/v1/memory/search').query({ q, mode: 'all' }).set(as).expect(200)).body.items as { id: string }[]).map((h) => h.id).sort();
+    expect(await all('email -bob@example.com')).toEqual([alice, carol].sort());
+    expect(await all('ticket -JIRA-4821')).toEqual([proj]);
+    expect(await all('bob@example.com')).toEqual([bob]);
+    expect(await all('example.com')).toEqual([alice, bob].sort());
+    expect(await all('well-known')).toEqual([]);
+    expect(await all('self-care')).toEqual([care]);
+    expect(await all('jira')).toEqual([jira]);
+    expect(scattered).toEqual(expect.any(String));
+  });
+
   it('?explain=true gives each hit its parts, and they multiply to its score', async () => {
     const plain = await search({ q: 'database' });
     expect(plain.body.items[0].explain).toBeUndefined();

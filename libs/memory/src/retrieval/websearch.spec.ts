@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { quoteCjkRuns, typedAsAscii, websearchText } from './websearch';
+import { quoteCjkRuns, quoteWordParts, typedAsAscii, websearchText } from './websearch';
 
 describe('websearchText', () => {
   it('reduces a run of exclusions to its parity, leaving everything else as it was', () => {
@@ -19,9 +19,11 @@ describe('websearchText', () => {
       fc.property(fc.array(alphabet, { maxLength: 80 }).map((a) => a.join('')), (q) => {
         const out = websearchText(q);
         expect(out.match(/(?<![\p{L}\p{N}-])-(?:[^\p{L}\p{N}"-]*-){2,}/gu)).toBeNull();
-        // Letters, digits and quotes are kept, in order.
+        // Letters and digits are kept, in order; quotes too, and a pair may be added around a run
+        // the database parts into words (quoteWordParts).
         const kept = (s: string) => s.replace(/[^\p{L}\p{N}"]/gu, '');
-        expect(kept(out)).toBe(kept(q));
+        expect(kept(out).replace(/"/g, '')).toBe(kept(q).replace(/"/g, ''));
+        expect((out.match(/"/g) ?? []).length % 2).toBe((q.match(/"/g) ?? []).length % 2);
         expect(websearchText(out)).toBe(out);
       }),
     );
@@ -39,6 +41,17 @@ describe('quoteCjkRuns', () => {
 
   it('changes nothing but the quotes around runs', () => {
     fc.assert(fc.property(fc.string(), (q) => expect(quoteCjkRuns(q).replace(/"/g, '')).toBe(q.replace(/"/g, ''))));
+  });
+});
+
+describe('quoteWordParts', () => {
+  it('quotes an e-mail, a path, a name or an id outside quotes, so that its words are one phrase and `-` excludes it whole', () => {
+    expect(quoteWordParts('email -bob@example.com')).toBe('email -"bob@example.com"');
+    expect(quoteWordParts('ticket -JIRA-4821 node.js billing_utils.py')).toBe('ticket -"JIRA-4821" "node.js" "billing_utils.py"');
+    // Parted by the database only where a letter meets a separator: dates, versions, decimals,
+    // phone numbers and hyphenated words are left to the parser.
+    expect(quoteWordParts('2024-05-01 1.2.3 3.5 555-123-4567 10:30 well-known')).toBe('2024-05-01 1.2.3 3.5 555-123-4567 10:30 well-known');
+    expect(quoteWordParts('"see node.js docs" a.b')).toBe('"see node.js docs" "a.b"');
   });
 });
 

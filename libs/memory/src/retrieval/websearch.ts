@@ -20,7 +20,26 @@ const EXCLUSION_RUN = /(?<![\p{L}\p{N}-])-(?:[^\p{L}\p{N}"-]*-)+/gu;
  * @returns the same query for websearch_to_tsquery, with at most two exclusions in a row
  */
 export function websearchText(q: string): string {
-  return quoteCjkRuns(typedAsAscii(q).replace(EXCLUSION_RUN, (run) => ((run.match(/-/g) ?? []).length % 2 === 1 ? '-' : run.slice(run.lastIndexOf('-', run.length - 2)))));
+  return quoteWordParts(quoteCjkRuns(typedAsAscii(q).replace(EXCLUSION_RUN, (run) => ((run.match(/-/g) ?? []).length % 2 === 1 ? '-' : run.slice(run.lastIndexOf('-', run.length - 2))))));
+}
+
+/** A run of ASCII letters and digits joined by `@ . / _ : -`: an e-mail, a web or file path, a name, an id, a date. */
+const JOINED = /[A-Za-z0-9]+(?:[@./_:-]+[A-Za-z0-9]+)+/g;
+/** Where the database parts such a run into words (engram_search_text, migration 20261219000000): never between two digits, nor at a hyphen between letters. */
+const PARTED = /[A-Za-z][@./_:]+[A-Za-z0-9]|[0-9][@./_:]+[A-Za-z]|[A-Za-z]-+[0-9]|[0-9]-+[A-Za-z]/;
+
+/**
+ * Each e-mail address, web or file path, snake_case name or id outside quotes quoted, when the
+ * database parts it into words (`priya.sharma@globex.io`, `JIRA-4821`): quoted, its words are one
+ * phrase, so that `-bob@example.com` excludes the address (unquoted, `-` took only its first
+ * word and required the others: "email -bob@example.com" lost every other e-mail) and `all` mode
+ * finds `example.com` only where the two words stand together (helper 42).
+ */
+export function quoteWordParts(q: string): string {
+  return q
+    .split('"')
+    .map((part, i) => (i % 2 === 0 ? part.replace(JOINED, (run) => (PARTED.test(run) ? `"${run}"` : run)) : part))
+    .join('"');
 }
 
 /** Dashes an input method or a word processor types for `-` (full-width, minus sign, hyphens, en and em dashes). */
