@@ -203,6 +203,22 @@ describe('data rights', () => {
     }
   });
 
+  // A tester's find: the import took a mind's name as written, and "Zoë" with a combining
+  // diaeresis became a second mind beside the tenant's "Zoë", found by neither spelling's ?name=.
+  it('an imported mind name is composed, as a created one is', async () => {
+    const c = await createTenant(t, 'composed-names');
+    const zoe = (await t.http().post('/v1/minds').set(bearer(c)).send({ name: 'Zo\u00eb' }).expect(201)).body;
+    const file = [
+      { type: 'tenant', format: 'engram-export', version: 1, id: '00000000-0000-7000-8000-000000000000', name: 'X' },
+      { type: 'mind', id: '01a2471b-0000-7000-8000-000000000001', name: 'Zoe\u0308', description: null, external_id: null, created_at: '2026-12-05T00:00:00Z', updated_at: '2026-12-05T00:00:00Z' },
+    ];
+    // Matched by its name, as an export's mind is: the tenant keeps one Zoë.
+    const res = await importInto(c, file.map((l) => JSON.stringify(l)).join('\n')).expect(200);
+    expect(res.body.minds).toEqual({ created: 0, matched: 1 });
+    const minds = (await t.http().get('/v1/minds').set(bearer(c)).expect(200)).body.items as { id: string; name: string }[];
+    expect(minds.filter((m) => m.name.normalize('NFC') === 'Zo\u00eb').map((m) => [m.id, m.name])).toEqual([[zoe.id, 'Zo\u00eb']]);
+  });
+
   it('a changed memory in the file becomes a new version of the stored one', async () => {
     const { lines } = await exportOf(a);
     const c = await createTenant(t, 'delta');

@@ -32,6 +32,12 @@ describe('minds and Mind Keys', () => {
     expect(byName.body.items.map((m: { id: string; name: string }) => [m.id, m.name])).toEqual([[created.body.id, composed]]);
     const ensured = await t.http().put('/v1/minds/by-external-id/zoe-nfd').set(auth()).send({ name: 'Zoe\u0308 B' }).expect(201);
     expect(ensured.body.name).toBe('Zo\u00eb B');
+    // Its length is counted composed: 150 decomposed é are 150 characters; 200 U+0958 are 400
+    // composed (a composition exclusion), refused naming the field.
+    const long = await t.http().post('/v1/minds').set(auth()).send({ name: 'e\u0301'.repeat(150) }).expect(201);
+    expect(long.body.name).toBe('\u00e9'.repeat(150));
+    const grown = await t.http().post('/v1/minds').set(auth()).send({ name: '\u0958'.repeat(200) }).expect(400);
+    expect(grown.body.message).toBe('name: must be at most 200 characters');
   });
 
   it('pages through minds with next_cursor', async () => {

@@ -39,6 +39,16 @@ export function oneLine(max: number) {
     .refine((s) => !NOT_ONE_LINE.test(s), { message: 'must be one line without control characters' });
 }
 
+/**
+ * A display name ({@link oneLine}) composed first (Unicode NFC), its length counted composed:
+ * "Zoë" typed with a combining diaeresis is the name "Zoë" (a mind's name is unique in its
+ * tenant; a tester's find), and a name that composing lengthens (U+0958 is two code points
+ * composed) is refused naming the field rather than by the database.
+ */
+export function composedLine(max: number) {
+  return z.preprocess((v) => (typeof v === 'string' ? v.normalize('NFC') : v), oneLine(max));
+}
+
 /** A tag: 1..max characters (composed), no commas (they separate tags in recall), no control or invisible characters. */
 export function tagText(max: number) {
   return z

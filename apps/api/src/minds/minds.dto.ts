@@ -1,6 +1,6 @@
 import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
-import { NOT_ONE_LINE, charLength, hasVisibleText, limitParam, once, oneLine, textParam } from '../common/zod-fields';
+import { NOT_ONE_LINE, charLength, composedLine, hasVisibleText, limitParam, once, oneLine, textParam } from '../common/zod-fields';
 
 const isoDate = z.iso.datetime({ offset: true });
 
@@ -23,7 +23,7 @@ export const externalId = z
 
 export const CreateMindSchema = z
   .object({
-    name: oneLine(200),
+    name: composedLine(200),
     description: description.optional(),
     external_id: externalId.optional(),
   })
@@ -33,7 +33,7 @@ export class CreateMindDto extends createZodDto(CreateMindSchema) {}
 /** The body of `PUT /v1/minds/by-external-id/:externalId`: used only when the mind is created. */
 export const EnsureMindSchema = z
   .object({
-    name: oneLine(200).optional(),
+    name: composedLine(200).optional(),
     description: description.optional(),
   })
   .strict();

@@ -12,6 +12,7 @@ import {
 } from '@engram/db';
 import { AppError } from '@engram/services';
 import { decodeCursor, encodeCursor, newId } from '../common/ids';
+import { charLength } from '../common/zod-fields';
 import { displayPrefix, generateMindKey, hashKey } from '../auth/api-keys.codec';
 import type { UserPrincipal } from '../auth/principal';
 import { KeyLookupCache } from '../auth/key-lookup-cache';
@@ -83,7 +84,9 @@ export class MindsService {
    * @throws AppError 409 naming `name` when another mind of the tenant already has that name.
    */
   async ensureByExternalId(principal: TenantCaller, externalId: string, input: { name?: string; description?: string }) {
-    const name = displayName(input.name ?? externalId);
+    // An external id is a name of at most 200 characters as given; composed it may grow past them.
+    const composed = displayName(input.name ?? externalId);
+    const name = charLength(composed) <= 200 ? composed : externalId;
     try {
       const { mind, created } = await this.tenantDb.run(principal.tenantId, (tx) =>
         this.minds.findOrCreateByExternalId(tx, { id: newId(), name, description: input.description ?? null, external_id: externalId }),

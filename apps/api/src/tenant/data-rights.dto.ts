@@ -2,7 +2,7 @@ import { createZodDto } from 'nestjs-zod';
 import { z } from 'zod';
 import { externalId } from '../minds/minds.dto';
 import { IMPORTANCE_PATHS, MAX_STRENGTH_DAYS, MEMORY_LAYERS, MEMORY_TIERS } from '@engram/memory';
-import { isoDateTime, oneLine, once } from '../common/zod-fields';
+import { composedLine, isoDateTime, oneLine, once } from '../common/zod-fields';
 import { memoryField } from '../memory/memory-fields';
 
 /** The `format` and `version` of the first line of every export (the `tenant` line). */
@@ -36,7 +36,7 @@ export const SettingsLineSchema = z.object({
 export const MindLineSchema = z.object({
   type: z.literal('mind'),
   id: z.uuid({ message: 'must be a UUID' }),
-  name: oneLine(200),
+  name: composedLine(200),
   description: z.string({ message: 'must be a string' }).max(2000, { message: 'must be at most 2000 characters' }).nullable().optional(),
   external_id: externalId.nullable().optional(),
   // Kept by a mind the import creates (the import's time without them, as in older files).
