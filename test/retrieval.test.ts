@@ -244,6 +244,10 @@ describe('retrieval', () => {
     expect(await all('self-care')).toEqual([care]);
     expect(await all('jira')).toEqual([jira]);
     expect(scattered).toEqual(expect.any(String));
+    // Initials and abbreviations stay one word: parted, "U.S." was the letters u and s.
+    const trip = await writeFact(t, as, 'trip', 'A road trip across the U.S. last year');
+    await writeFact(t, as, 'sam', "Sam's bag is blue, u know");
+    expect(await all('U.S.')).toEqual([trip]);
   });
 
   it('?explain=true gives each hit its parts, and they multiply to its score', async () => {

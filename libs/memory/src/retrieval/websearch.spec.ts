@@ -50,8 +50,9 @@ describe('quoteWordParts', () => {
     expect(quoteWordParts('ticket -JIRA-4821 node.js billing_utils.py')).toBe('ticket -"JIRA-4821" "node.js" "billing_utils.py"');
     // Parted by the database only where a letter meets a separator: dates, versions, decimals,
     // phone numbers and hyphenated words are left to the parser.
-    expect(quoteWordParts('2024-05-01 1.2.3 3.5 555-123-4567 10:30 well-known')).toBe('2024-05-01 1.2.3 3.5 555-123-4567 10:30 well-known');
-    expect(quoteWordParts('"see node.js docs" a.b')).toBe('"see node.js docs" "a.b"');
+    expect(quoteWordParts('2024-05-01 1.2.3 3.5 555-123-4567 10:30 well-known U.S. e.g. J.K.')).toBe('2024-05-01 1.2.3 3.5 555-123-4567 10:30 well-known U.S. e.g. J.K.');
+    expect(quoteWordParts('x.com artists/bands')).toBe('"x.com" "artists/bands"');
+    expect(quoteWordParts('"see node.js docs" ab.c')).toBe('"see node.js docs" "ab.c"');
   });
 });
 

@@ -25,8 +25,12 @@ export function websearchText(q: string): string {
 
 /** A run of ASCII letters and digits joined by `@ . / _ : -`: an e-mail, a web or file path, a name, an id, a date. */
 const JOINED = /[A-Za-z0-9]+(?:[@./_:-]+[A-Za-z0-9]+)+/g;
-/** Where the database parts such a run into words (engram_search_text, migration 20261219000000): never between two digits, nor at a hyphen between letters. */
-const PARTED = /[A-Za-z][@./_:]+[A-Za-z0-9]|[0-9][@./_:]+[A-Za-z]|[A-Za-z]-+[0-9]|[0-9]-+[A-Za-z]/;
+/**
+ * Where the database parts such a run into words (engram_search_text, migration 20261219000000):
+ * never between two digits, nor between two single letters ("U.S.", "e.g."), nor at a hyphen
+ * between letters.
+ */
+const PARTED = /[A-Za-z]{2}[@./_:]+[A-Za-z0-9]|(?<![A-Za-z])[A-Za-z][@./_:]+(?:[A-Za-z0-9]{2}|[0-9])|[0-9][@./_:]+[A-Za-z]|[A-Za-z]-+[0-9]|[0-9]-+[A-Za-z]/;
 
 /**
  * Each e-mail address, web or file path, snake_case name or id outside quotes quoted, when the
