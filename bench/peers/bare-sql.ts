@@ -57,6 +57,10 @@ export async function replay(clients: Client[], searches: Statement[][], seconds
         const s = performance.now();
         try {
           for (const st of search) await c.query(st);
+          // A search's window may end inside the write-behind flush's transaction (another
+          // connection's statements, recorded by time): closed here, or its row locks outlived the
+          // loop and the other clients waited on them for good (a run hung so at 4 clients).
+          if (leavesOpen(search)) await c.query('commit');
           latencies.push(performance.now() - s);
         } catch (error) {
           errors += 1;
@@ -67,6 +71,17 @@ export async function replay(clients: Client[], searches: Statement[][], seconds
     }),
   );
   return { latencies, errors, wall_ms: performance.now() - t0, first_error: firstError };
+}
+
+/** Whether the statements leave a transaction open: a `begin` after the last `commit` or `rollback`. */
+function leavesOpen(search: readonly QueryConfig[]): boolean {
+  let open = false;
+  for (const st of search) {
+    const head = st.text.trimStart().slice(0, 8).toLowerCase();
+    if (head.startsWith('begin')) open = true;
+    else if (head.startsWith('commit') || head.startsWith('rollback')) open = false;
+  }
+  return open;
 }
 
 /** A statement's kind for the profile: its first words, whitespace collapsed. */

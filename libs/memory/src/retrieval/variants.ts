@@ -66,7 +66,11 @@ function tokens(text: string): string[] {
  * two testers' finds (mem0 #4536: the old value came first; then unrelated newer facts first).
  */
 export function newValue(a: string, b: string): boolean {
-  const [x, y] = [tokens(a), tokens(b)];
+  return newValueOf(tokens(a), tokens(b));
+}
+
+/** {@link newValue} of two statements' {@link tokens} (a search reads each hit's once, not once a pair). */
+function newValueOf(x: readonly string[], y: readonly string[]): boolean {
   let p = 0;
   while (p < x.length && p < y.length && x[p] === y[p]) p++;
   const verb = x.slice(0, p).findIndex((w) => ONE_VALUE.has(w));
@@ -176,7 +180,7 @@ export function newestFirstAmongVariants<T extends Stated & { category: string; 
   // and one about the dog alike enough to be one statement (helper 35's).
   const words = hits.map((h) => contentWords(withoutSpeakers(h.content)));
   const lines = hits.map((h) => linesOf(h.content));
-  const own = lines.map((l) => withoutSpeakers(l.own.join('\n')));
+  const own = lines.map((l) => tokens(withoutSpeakers(l.own.join('\n'))));
   const group = hits.map((_, i) => i);
   const root = (i: number): number => (group[i] === i ? i : (group[i] = root(group[i] as number)));
   for (let i = 0; i < hits.length; i++) {
@@ -187,7 +191,7 @@ export function newestFirstAmongVariants<T extends Stated & { category: string; 
       if (
         (a.category === b.category && a.key === b.key) ||
         (isVariant(words[i] as Set<string>, words[j] as Set<string>) && !otherSubject(words[i] as Set<string>, words[j] as Set<string>)) ||
-        newValue(own[i] as string, own[j] as string) ||
+        newValueOf(own[i] as string[], own[j] as string[]) ||
         quotes(la, lb) ||
         quotes(lb, la)
       )
