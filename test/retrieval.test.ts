@@ -248,6 +248,12 @@ describe('retrieval', () => {
     const trip = await writeFact(t, as, 'trip', 'A road trip across the U.S. last year');
     await writeFact(t, as, 'sam', "Sam's bag is blue, u know");
     expect(await all('U.S.')).toEqual([trip]);
+    // Exclusions exclude and never score: alone they look for nothing. `-bob@example.com` answered
+    // Alice's address on the words it shares with Bob's (a newcomer's find).
+    expect(await all('-bob@example.com')).toEqual([]);
+    expect(await all('-"taxes" -jira')).toEqual([]);
+    const ranked = ((await t.http().get('/v1/memory/search').query({ q: 'email -carol', mode: 'all', explain: true }).set(as).expect(200)).body.items as { id: string; explain: { text: { rank: number | null } } }[]).map((h) => h.id);
+    expect(ranked.sort()).toEqual([alice, bob].sort());
   });
 
   it('?explain=true gives each hit its parts, and they multiply to its score', async () => {

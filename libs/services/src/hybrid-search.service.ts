@@ -10,6 +10,7 @@ import {
   newestFirstAmongVariants,
   rankHybrid,
   withDocumentFrequency,
+  withoutExclusions,
   type Candidate,
   type Explanation,
   type LifecycleConfig,
@@ -56,6 +57,15 @@ function uncountedStats(q: string, size: number): TextStats {
 interface MindState {
   size: number;
   text?: TextStats;
+}
+
+/**
+ * What a query looks for: in `all` mode (web-search syntax) the query without its exclusions
+ * (libs/memory `withoutExclusions`), else the query. Its words and its embedding rank the results;
+ * the whole query is the match.
+ */
+export function soughtText(query: Pick<HybridQuery, 'q' | 'mode'>): string {
+  return query.mode === 'all' ? withoutExclusions(query.q) : query.q;
 }
 
 /**
@@ -109,9 +119,11 @@ export class HybridSearch {
     const counted = options.statistics !== 'uncounted';
     const mind: MindState = counted ? await this.mindState(tx, mindId) : { size: 0 };
     const scan: VectorScan = !query.vector || !counted || mind.size < r.exact_scan_below ? { exact: true } : { exact: false, efSearch: r.ef_search };
-    const lexemes = await this.retrieval.startSearch(tx, query.mode === 'vector' ? null : query.q);
+    // What ranks is what the query looks for: its exclusions exclude, never score (libs/memory withoutExclusions).
+    const sought = soughtText(query);
+    const lexemes = await this.retrieval.startSearch(tx, query.mode === 'vector' ? null : sought);
     const stats =
-      query.mode === 'vector' || !counted ? (mind.text ?? uncountedStats(query.q, mind.size)) : await this.textStats(tx, mindId, lexemes, mind);
+      query.mode === 'vector' || !counted ? (mind.text ?? uncountedStats(sought, mind.size)) : await this.textStats(tx, mindId, lexemes, mind);
     const now = this.clock.now();
     // Both branches, the vectors under the similarity floor left out, and what ranking needs of
     // the hits and their neighbours in time: one statement.
@@ -146,7 +158,7 @@ export class HybridSearch {
     // first VARIANT_WINDOW hits whatever the limit, so that a newer statement ranked just past the
     // limit still takes its older one's place and a smaller limit gives the first hits of a larger
     // one (a peer's report, tried on Engram: limit=1 answered the outdated value).
-    const ranked = rankHybrid(candidates, query.q, config, Math.max(query.limit, VARIANT_WINDOW), found.links);
+    const ranked = rankHybrid(candidates, sought, config, Math.max(query.limit, VARIANT_WINDOW), found.links);
     const read = new Map((await this.memories.findByIds(tx, mindId, ranked.map((h) => h.id))).map((row) => [row.id, row]));
     // The row's own fields are what ordering statements reads (libs/memory `Stated`).
     const hits = ranked.flatMap((h) => (read.has(h.id) ? [{ ...(read.get(h.id) as MemoryRow), score: h.score, explain: h.explain }] : []));

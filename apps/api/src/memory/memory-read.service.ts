@@ -4,7 +4,7 @@ import { AssociationsRepository, MemoriesRepository, MemoryVersionsRepository, T
 import { formatRecall, generalisationLinks, LINK_RELATIONS, normalizeTags, packRecall, parseDuration, type MemoryCategory, type MemoryLayer, type MemoryPriority, type MemoryTier } from '@engram/memory';
 import { countTokens } from 'gpt-tokenizer';
 import { LRUCache } from 'lru-cache';
-import { AccessRecorder, AppError, HybridSearch, LifecycleSettings, MindAccess } from '@engram/services';
+import { AccessRecorder, AppError, HybridSearch, LifecycleSettings, MindAccess, soughtText } from '@engram/services';
 import { z } from 'zod';
 import { decodeCursor, decodeKeyCursor, encodeCursor, encodeKeyCursor, isUuid } from '../common/ids';
 import type { MemoryScope } from './memory-scope';
@@ -114,7 +114,9 @@ export class MemoryReadService {
   async search(scope: MemoryScope, query: SearchQuery) {
     const now = this.clock.now();
     const config = await this.settings.forTenant(scope.tenantId);
-    const vector = await this.hybrid.queryVector(query.q);
+    // Embedded is what the query looks for: in `all` mode, its words without the exclusions.
+    const sought = soughtText(query);
+    const vector = sought.trim() === '' ? null : await this.hybrid.queryVector(sought);
     const filter: MemoryFilter = {
       category: query.category,
       priority: query.priority,

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { quoteCjkRuns, quoteWordParts, typedAsAscii, websearchText } from './websearch';
+import { quoteCjkRuns, quoteWordParts, typedAsAscii, websearchText, withoutExclusions } from './websearch';
 
 describe('websearchText', () => {
   it('reduces a run of exclusions to its parity, leaving everything else as it was', () => {
@@ -64,3 +64,15 @@ describe('typedAsAscii', () => {
     expect(typedAsAscii('plain -words "as typed"')).toBe('plain -words "as typed"');
   });
 });
+
+describe('withoutExclusions', () => {
+  it('keeps what a query looks for: its words and phrases, not its exclusions', () => {
+    expect(withoutExclusions('invoices -bob')).toBe('invoices');
+    expect(withoutExclusions('-bob@example.com')).toBe('');
+    expect(withoutExclusions('-"login bug" deploy')).toBe('deploy');
+    expect(withoutExclusions('live or Rome －Paris')).toBe('live or Rome');
+    expect(withoutExclusions('a "quoted -x" -y')).toBe('a "quoted -x"');
+    expect(withoutExclusions('well-known e-mail -x-y')).toBe('well-known e-mail');
+  });
+});
+

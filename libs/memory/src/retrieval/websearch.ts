@@ -78,3 +78,31 @@ export function quoteCjkRuns(q: string): string {
     .map((part, i) => (i % 2 === 0 ? part.replace(CJK_RUN, (run) => `"${run}"`) : part))
     .join('"');
 }
+
+/**
+ * The words a web-search query looks for: `q` without its exclusions (`-word`, `-"a phrase"`,
+ * outside quotes), for what ranks the results (BM25's words, the query's embedding, a named
+ * tag). The exclusions still exclude (the match is the whole query); they do not count for a
+ * memory: `invoices -bob` ranked Bob's invoice memory first on the word "bob", and
+ * `-bob@example.com` alone answered Alice's address, which shares "example" and "com" with it (a
+ * newcomer's find). A query of exclusions only looks for nothing: an empty string.
+ */
+export function withoutExclusions(q: string): string {
+  const parts = typedAsAscii(q).split('"');
+  let dropNext = false;
+  return parts
+    .map((part, i) => {
+      if (i % 2 === 1) {
+        const kept = dropNext ? '' : `"${part}"`;
+        dropNext = false;
+        return kept;
+      }
+      const open = /(^|[^\p{L}\p{N}-])-+$/u.test(part);
+      dropNext = open && i + 1 < parts.length;
+      return part.replace(/(^|[^\p{L}\p{N}-])-+[^\s"]*/gu, '$1');
+    })
+    .join('')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
