@@ -85,7 +85,10 @@ export class HashingEmbedder implements Embedder {
       if (i > 0) bump(`b:${tokens[i - 1]}_${t}`, tokenWeight ? Math.min(tw, tokenWeight(tokens[i - 1] as string)) : 1);
       if (NON_ASCII.test(t)) {
         // Unspaced scripts glue particles and endings to words (Korean 데이터베이스를 = 데이터베이스 + 를):
-        // syllable pairs let such forms meet, as CJK full-text engines index bigrams.
+        // syllable pairs let such forms meet, as CJK full-text engines index bigrams. They meet
+        // weakly in a long memory: "서울" against "2023년부터 서울에 살고 있어요" is 0.085, under
+        // the 0.1 floor, while hash collisions put unrelated text above it; full text (the
+        // Hangul prefix match) is what finds such a word (a newcomer's measurement).
         const syllables = [...t];
         for (let s = 0; s + 2 <= syllables.length; s++) bump(`k:${syllables[s]}${syllables[s + 1]}`, tw);
       }
