@@ -46,6 +46,7 @@ describe('the newest fact wins (search order)', () => {
     expect(newValue('My favourite drink is green tea.', 'Now my favourite drink is black coffee.')).toBe(true);
     expect(newValue('The meeting is on Monday', 'The meeting is on Friday afternoon')).toBe(true);
     expect(newValue('My dog is called Rex', 'My dog is called Max')).toBe(true);
+    expect(newValue('I live in New York City', 'I live in New Jersey')).toBe(true);
     // Two attributes of one subject, not two values (a second tester's finds).
     for (const [older, newer] of [
       ['The meeting is on Monday.', 'The meeting is about budgets.'],
@@ -56,6 +57,7 @@ describe('the newest fact wins (search order)', () => {
       ['Our office is in Berlin', 'Our office is closed on Sundays'],
       ['My brother is a lawyer', 'My brother is getting married in June'],
       ['I am allergic to peanuts', 'I am vegetarian'],
+      ['I work at Google as an engineer', 'I work at Google on weekends'],
     ])
       expect({ older, newer, same: newValue(older as string, newer as string) }).toEqual({ older, newer, same: false });
     const jan = hit('jan', 'user: My favourite drink is green tea.', 10);

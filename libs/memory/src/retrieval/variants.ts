@@ -43,7 +43,7 @@ const ONE_VALUE = new Set('am is are was were be been live lives lived living wo
 const WHEN = new Set('now currently still actually presently nowadays'.split(' '));
 // A value that starts with one of these says which relation it is ("is on Monday" / "is about
 // budgets", "is a doctor" / "is in Paris"): two such tails are two attributes, not two values.
-const RELATION = new Set('a an the in on at about with from for to of by near into over under after before since until not no'.split(' '));
+const RELATION = new Set('a an the in on at as about with from for to of by near into over under after before since until during not no'.split(' '));
 const PRONOUN = new Set('i we you he she they it'.split(' '));
 
 /** A statement's words in order, lower-case, "I'm" and "you're" read as "I am" and "you are", words that only say when left out. */
@@ -79,9 +79,12 @@ function newValueOf(x: readonly string[], y: readonly string[]): boolean {
   if (rx.length === 0 || ry.length === 0 || rx.length > 8 || ry.length > 8) return false;
   const other = new Set(ry);
   if (rx.some((w) => other.has(w))) return false;
+  // A value that starts with a relation of its own is another attribute of what the shared
+  // words said ("I work at Google as an engineer" / "... on weekends").
+  if (RELATION.has(rx[0] as string) || RELATION.has(ry[0] as string)) return false;
   if (x.slice(verb + 1, p).some((w) => !ONE_VALUE.has(w))) return true;
   const subject = x.slice(0, verb);
-  const ownStart = (t: string[]) => t.length >= 2 && !RELATION.has(t[0] as string) && !verbish(t[0] as string) && !(t[0] as string).endsWith('ing');
+  const ownStart = (t: readonly string[]) => t.length >= 2 && !verbish(t[0] as string) && !(t[0] as string).endsWith('ing');
   return subject.some((w) => !PRONOUN.has(w)) && ownStart(rx) && ownStart(ry);
 }
 
