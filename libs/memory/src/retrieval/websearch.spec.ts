@@ -52,6 +52,8 @@ describe('quoteWordParts', () => {
     // phone numbers and hyphenated words are left to the parser.
     expect(quoteWordParts('2024-05-01 1.2.3 3.5 555-123-4567 10:30 well-known U.S. e.g. J.K.')).toBe('2024-05-01 1.2.3 3.5 555-123-4567 10:30 well-known U.S. e.g. J.K.');
     expect(quoteWordParts('x.com artists/bands')).toBe('"x.com" "artists/bands"');
+    // The whole word, its exclusion dashes before it (CI's property test: `-고양이x-2026`).
+    expect(quoteWordParts('-고양이x-2026 (bob@example.com) --a.bc')).toBe('-"고양이x-2026" ("bob@example.com") --"a.bc"');
     expect(quoteWordParts('"see node.js docs" ab.c')).toBe('"see node.js docs" "ab.c"');
   });
 });

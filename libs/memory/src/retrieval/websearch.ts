@@ -23,26 +23,32 @@ export function websearchText(q: string): string {
   return quoteWordParts(quoteCjkRuns(typedAsAscii(q).replace(EXCLUSION_RUN, (run) => ((run.match(/-/g) ?? []).length % 2 === 1 ? '-' : run.slice(run.lastIndexOf('-', run.length - 2))))));
 }
 
-/** A run of ASCII letters and digits joined by `@ . / _ : -`: an e-mail, a web or file path, a name, an id, a date. */
-const JOINED = /[A-Za-z0-9]+(?:[@./_:-]+[A-Za-z0-9]+)+/g;
 /**
- * Where the database parts such a run into words (engram_search_text, migration 20261219000000):
- * never between two digits, nor between two single letters ("U.S.", "e.g."), nor at a hyphen
+ * A word of the query as web-search syntax reads it: after a space, a bracket, `!` or the start,
+ * its exclusion dashes, then the word up to the next space, quote, bracket or `!`.
+ */
+const WORD = /(^|[\s(!])(-*)([^\s"()!-][^\s"()!]*)/g;
+/**
+ * Where the database parts a word (engram_search_text, migration 20261219000000): where a letter
+ * meets `@ . / _ :` (not between two single letters: "U.S.", "e.g."), or a digit one before a
+ * letter, or at a hyphen between a letter and a digit. Never between two digits, nor at a hyphen
  * between letters.
  */
 const PARTED = /[A-Za-z]{2}[@./_:]+[A-Za-z0-9]|(?<![A-Za-z])[A-Za-z][@./_:]+(?:[A-Za-z0-9]{2}|[0-9])|[0-9][@./_:]+[A-Za-z]|[A-Za-z]-+[0-9]|[0-9]-+[A-Za-z]/;
 
 /**
- * Each e-mail address, web or file path, snake_case name or id outside quotes quoted, when the
- * database parts it into words (`priya.sharma@globex.io`, `JIRA-4821`): quoted, its words are one
- * phrase, so that `-bob@example.com` excludes the address (unquoted, `-` took only its first
- * word and required the others: "email -bob@example.com" lost every other e-mail) and `all` mode
- * finds `example.com` only where the two words stand together (helper 42).
+ * Each word outside quotes that the database parts (an e-mail address, a web or file path, a
+ * snake_case name, an id: `priya.sharma@globex.io`, `JIRA-4821`) quoted whole, its exclusion
+ * dashes left before it: quoted, its parts are one phrase, so that `-bob@example.com` excludes
+ * the address (unquoted, `-` took only its first part and required the others: "email
+ * -bob@example.com" lost every other e-mail) and `all` mode finds `example.com` only where the two
+ * words stand together (helper 42). The whole word, not its ASCII run: `-고양이x-2026` stays one
+ * exclusion.
  */
 export function quoteWordParts(q: string): string {
   return q
     .split('"')
-    .map((part, i) => (i % 2 === 0 ? part.replace(JOINED, (run) => (PARTED.test(run) ? `"${run}"` : run)) : part))
+    .map((part, i) => (i % 2 === 0 ? part.replace(WORD, (all, before: string, dashes: string, word: string) => (PARTED.test(word) ? `${before}${dashes}"${word}"` : all)) : part))
     .join('"');
 }
 
