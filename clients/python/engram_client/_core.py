@@ -124,9 +124,10 @@ def body_bytes(body: Any) -> bytes:
 
 def build_request(http: Union[httpx.Client, httpx.AsyncClient], config: Config, call: "Call[Any]") -> httpx.Request:
     headers = {**config.headers(), **(call.headers or {})}
-    if call.json is None:
-        return http.build_request(call.method, config.base_url + call.path, params=call.params, headers=headers)
-    return http.build_request(call.method, config.base_url + call.path, params=call.params, content=body_bytes(call.json), headers={**headers, "Content-Type": "application/json"})
+    content = None if call.json is None else body_bytes(call.json)
+    if content is not None:
+        headers["Content-Type"] = "application/json"
+    return http.build_request(call.method, config.base_url + call.path, params=call.params, content=content, headers=headers)
 
 
 def transport_error(exc: httpx.TransportError, config: Config) -> EngramConnectionError:

@@ -43,16 +43,11 @@ function keyView(key: MindKeyListing) {
   };
 }
 
-/** Minds (agent identities) of a tenant and their Mind Keys (docs/design.md §2). */
 /**
- * A mind's name as stored and compared: composed (Unicode NFC), so that "Zoë" typed with a
- * combining diaeresis is the same name as "Zoë" (409 for a second one; `?name=` finds either).
- * Tags are composed the same way. External ids are kept as given: they are the SaaS's own ids.
+ * Minds (agent identities) of a tenant and their Mind Keys (docs/design.md §2). A mind's name is
+ * stored and compared composed (Unicode NFC; the body's schema composes it, `composedLine`), so
+ * that "Zoë" typed with a combining diaeresis is one name; external ids are kept as given.
  */
-function displayName(name: string): string {
-  return name.normalize('NFC');
-}
-
 @Injectable()
 export class MindsService {
   constructor(
@@ -67,7 +62,7 @@ export class MindsService {
   async create(principal: TenantCaller, input: { name: string; description?: string; external_id?: string }) {
     try {
       const mind = await this.tenantDb.run(principal.tenantId, (tx) =>
-        this.minds.create(tx, { id: newId(), name: displayName(input.name), description: input.description ?? null, external_id: input.external_id ?? null }),
+        this.minds.create(tx, { id: newId(), name: input.name, description: input.description ?? null, external_id: input.external_id ?? null }),
       );
       return mindView(mind);
     } catch (error) {
@@ -84,9 +79,10 @@ export class MindsService {
    * @throws AppError 409 naming `name` when another mind of the tenant already has that name.
    */
   async ensureByExternalId(principal: TenantCaller, externalId: string, input: { name?: string; description?: string }) {
-    // An external id is a name of at most 200 characters as given; composed it may grow past them.
-    const composed = displayName(input.name ?? externalId);
-    const name = charLength(composed) <= 200 ? composed : externalId;
+    // The default name, the external id, is composed like a given one (the schema composes that);
+    // composing may lengthen it past a name's 200 characters, and then it is kept as given.
+    const composed = externalId.normalize('NFC');
+    const name = input.name ?? (charLength(composed) <= 200 ? composed : externalId);
     try {
       const { mind, created } = await this.tenantDb.run(principal.tenantId, (tx) =>
         this.minds.findOrCreateByExternalId(tx, { id: newId(), name, description: input.description ?? null, external_id: externalId }),
@@ -100,7 +96,7 @@ export class MindsService {
   async list(principal: TenantCaller, query: { limit: number; cursor?: string; name?: string; external_id?: string }) {
     const after = decodeCursor(query.cursor);
     const rows = await this.tenantDb.run(principal.tenantId, (tx) =>
-      this.minds.list(tx, { after, limit: query.limit + 1, name: query.name === undefined ? undefined : displayName(query.name), externalId: query.external_id }),
+      this.minds.list(tx, { after, limit: query.limit + 1, name: query.name?.normalize('NFC'), externalId: query.external_id }),
     );
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
