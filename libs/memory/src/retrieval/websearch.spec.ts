@@ -75,6 +75,8 @@ describe('withoutExclusions', () => {
     expect(withoutExclusions('live or Rome －Paris')).toBe('live or Rome');
     expect(withoutExclusions('a "quoted -x" -y')).toBe('a "quoted -x"');
     expect(withoutExclusions('well-known e-mail -x-y')).toBe('well-known e-mail');
+    // A double exclusion is the word (websearchText: a run of dashes counts by its parity).
+    expect(withoutExclusions('--cat dog ---bird --"a phrase"')).toBe('--cat dog --"a phrase"');
   });
 });
 

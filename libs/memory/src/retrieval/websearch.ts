@@ -94,21 +94,23 @@ export function quoteCjkRuns(q: string): string {
  * newcomer's find). A query of exclusions only looks for nothing: an empty string.
  */
 export function withoutExclusions(q: string): string {
+  // A run of dashes counts by its parity, as websearchText reads it: `--cat` looks for "cat".
+  const excludes = (dashes: string) => dashes.length % 2 === 1;
   const parts = typedAsAscii(q).split('"');
-  let dropNext = false;
+  let dropPhrase = false;
   return parts
     .map((part, i) => {
       if (i % 2 === 1) {
-        const kept = dropNext ? '' : `"${part}"`;
-        dropNext = false;
+        const kept = dropPhrase ? '' : `"${part}"`;
+        dropPhrase = false;
         return kept;
       }
-      const open = /(^|[^\p{L}\p{N}-])-+$/u.test(part);
-      dropNext = open && i + 1 < parts.length;
-      return part.replace(/(^|[^\p{L}\p{N}-])-+[^\s"]*/gu, '$1');
+      const beforeQuote = /(^|[\s(!])(-+)$/.exec(part);
+      dropPhrase = i + 1 < parts.length && beforeQuote !== null && excludes(beforeQuote[2] as string);
+      const own = dropPhrase ? part.slice(0, part.length - (beforeQuote?.[2] as string).length) : part;
+      return own.replace(WORD, (all, before: string, dashes: string) => (excludes(dashes) ? before : all));
     })
     .join('')
     .replace(/\s+/g, ' ')
     .trim();
 }
-
